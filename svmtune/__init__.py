@@ -1,0 +1,8 @@
+"""svmtune: tune kernel SVM hyperparameters and compare the ways of doing it, fast."""
+
+from svmtune.classifier import KernelExpansion
+from svmtune.space import Param, SearchSpace
+
+__version__ = "0.1.0"
+
+__all__ = ["KernelExpansion", "Param", "SearchSpace", "__version__"]

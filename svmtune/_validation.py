@@ -1,0 +1,92 @@
+"""Input checks shared by every public entry point.
+
+Each check raises :class:`ValueError` with a message that names the bad value, never returns a
+silently repaired array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+__all__ = ["check_X", "check_Xy", "check_labels", "check_positive"]
+
+
+def check_X(X: ArrayLike, *, name: str = "X") -> NDArray[np.float64]:
+    """Return ``X`` as a 2-D C-contiguous float64 array, refusing NaN/inf and empty input."""
+    try:
+        arr = np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be numeric; could not convert it to float64: {exc}") from exc
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-dimensional (n_samples, n_features); got shape {arr.shape}"
+        )
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"{name} is empty: shape {arr.shape}")
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise ValueError(
+            f"{name} contains {int(bad.sum())} non-finite value(s) (NaN or inf), first at "
+            f"row {i}, column {j}: {arr[i, j]!r}"
+        )
+    return np.ascontiguousarray(arr)
+
+
+def check_labels(y: ArrayLike, *, name: str = "y", min_per_class: int = 1) -> NDArray[np.float64]:
+    """Return ``y`` as a float64 vector with values in {-1, +1}.
+
+    Any two distinct labels are accepted only if they already are -1 and +1: mapping other label
+    pairs is the data loader's job, and guessing which class is positive would be a silent wrong
+    answer.
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional; got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    try:
+        arr = arr.astype(np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must hold the labels -1 and +1: {exc}") from exc
+    classes = np.unique(arr)
+    if not np.all(np.isin(classes, (-1.0, 1.0))):
+        raise ValueError(f"{name} must hold only the labels -1 and +1; found {classes.tolist()}")
+    if classes.size < 2:
+        raise ValueError(
+            f"{name} has a single class ({classes[0]:+.0f}); a classifier needs both -1 and +1"
+        )
+    counts = {int(c): int(np.sum(arr == c)) for c in classes}
+    small = {c: k for c, k in counts.items() if k < min_per_class}
+    if small:
+        raise ValueError(
+            f"{name} needs at least {min_per_class} points of each class; class counts are {counts}"
+        )
+    return np.ascontiguousarray(arr)
+
+
+def check_Xy(
+    X: ArrayLike, y: ArrayLike, *, min_per_class: int = 1
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Check ``X`` and ``y`` together (see :func:`check_X`, :func:`check_labels`)."""
+    Xa = check_X(X)
+    ya = check_labels(y, min_per_class=min_per_class)
+    if Xa.shape[0] != ya.shape[0]:
+        raise ValueError(
+            f"X and y have mismatched lengths: X has {Xa.shape[0]} rows, y has {ya.shape[0]} labels"
+        )
+    return Xa, ya
+
+
+def check_positive(value: Any, *, name: str) -> float:
+    """Return ``value`` as a float, refusing non-finite or non-positive values."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a positive number; got {value!r}") from exc
+    if not np.isfinite(v) or v <= 0:
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+    return v

@@ -1,0 +1,137 @@
+"""The kernel-model interface.
+
+A kernel model is a family of kernels indexed by hyperparameters: it owns a
+:class:`~svmtune.space.SearchSpace` and computes Gram matrices. Computing a Gram matrix is split in
+two steps so that tuning is cheap: :meth:`KernelModel.prepare` computes, once per pair of point
+sets, the statistics every parameter value shares (squared distances, per feature group, or inner
+products); :meth:`PreparedKernel.gram` then turns them into a Gram matrix for one parameter value
+(for an RBF kernel, one ``exp`` pass).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from svmtune._validation import check_X
+from svmtune.space import SearchSpace
+
+__all__ = ["KernelModel", "PreparedKernel"]
+
+
+class PreparedKernel(ABC):
+    """Parameter-independent statistics of a kernel model on rows ``X`` and columns ``Z``.
+
+    ``gram(params)[i, j] == k_params(X[i], Z[j])``.
+    """
+
+    def __init__(self, model: KernelModel, shape: tuple[int, int]) -> None:
+        self.model = model
+        self.shape = shape
+
+    @abstractmethod
+    def _gram(self, params: dict[str, float]) -> NDArray[np.float64]:
+        """Gram matrix for already validated ``params``."""
+
+    def gram(self, params: Mapping[str, float]) -> NDArray[np.float64]:
+        """Gram matrix, shape ``(n_rows, n_cols)``, for one setting of the parameters."""
+        return self._gram(self.model.check_params(params))
+
+    @property
+    def n_kernel_evals(self) -> int:
+        """Kernel evaluations one :meth:`gram` call costs (entries of the matrix)."""
+        return int(self.shape[0]) * int(self.shape[1])
+
+    @property
+    @abstractmethod
+    def nbytes(self) -> int:
+        """Memory held by the precomputed statistics."""
+
+
+class KernelModel(ABC):
+    """A family of kernels with a hyperparameter search space.
+
+    Subclasses implement :attr:`space` and :meth:`prepare`; nested models (Carrizosa et al.)
+    override :meth:`nested` and :meth:`embed`.
+
+    Attributes
+    ----------
+    includes_scale : bool
+        True when the kernel carries its own overall weight (multiple-kernel weights ``mu``),
+        so that an objective with a regularization constant ``C`` fixes ``C = 1``: the SVM
+        depends on ``C`` and ``K`` only through ``C * K``.
+    """
+
+    includes_scale: bool = False
+
+    @property
+    @abstractmethod
+    def space(self) -> SearchSpace:
+        """The hyperparameters of the model, with bounds and scales."""
+
+    @abstractmethod
+    def _prepare(self, X: NDArray[np.float64], Z: NDArray[np.float64] | None) -> PreparedKernel:
+        """Build the prepared statistics for checked arrays (``Z is None`` means ``Z = X``)."""
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def check_params(self, params: Mapping[str, float]) -> dict[str, float]:
+        """Validate a parameter dict against :attr:`space` (names, finiteness, bounds)."""
+        return self.space.check(params)
+
+    def prepare(self, X: ArrayLike, Z: ArrayLike | None = None) -> PreparedKernel:
+        """Precompute what every parameter value shares for rows ``X`` and columns ``Z``."""
+        Xc = check_X(X)
+        Zc = None
+        if Z is not None:
+            Zc = check_X(Z, name="Z")
+            if Zc.shape[1] != Xc.shape[1]:
+                raise ValueError(
+                    f"X and Z have different numbers of features: {Xc.shape[1]} and {Zc.shape[1]}"
+                )
+        self._check_features(Xc.shape[1])
+        return self._prepare(Xc, Zc)
+
+    def _check_features(self, n_features: int) -> None:
+        """Raise ValueError if the model cannot act on ``n_features`` columns."""
+
+    def gram(
+        self, params: Mapping[str, float], X: ArrayLike, Z: ArrayLike | None = None
+    ) -> NDArray[np.float64]:
+        """Gram matrix ``K[i, j] = k(X[i], Z[j])`` (``Z = X`` when omitted).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from svmtune.kernels import RBF
+        >>> K = RBF().gram({"gamma": 0.5}, np.array([[0.0], [1.0]]))
+        >>> bool(np.isclose(K[0, 1], np.exp(-0.5)))
+        True
+        """
+        return self.prepare(X, Z).gram(params)
+
+    def diag(self, params: Mapping[str, float], X: ArrayLike) -> NDArray[np.float64]:
+        """The diagonal ``k(x_i, x_i)``; subclasses override it when it is cheaper than a Gram."""
+        Xc = check_X(X)
+        return np.array([self.gram(params, Xc[i : i + 1])[0, 0] for i in range(Xc.shape[0])])
+
+    def nested(self) -> tuple[KernelModel, ...]:
+        """The nested sequence of simpler models ending with this one, K(1) c K(2) c ... c self."""
+        return (self,)
+
+    def embed(self, params: Mapping[str, float], source: KernelModel) -> dict[str, float]:
+        """Map ``source``'s parameters into this model's space, giving exactly the same Gram.
+
+        ``source`` must be one of :meth:`nested`.
+        """
+        if source is self or source == self:
+            return self.check_params(params)
+        raise ValueError(f"{source!r} is not a nested sub-model of {self!r}")
+
+    def __repr__(self) -> str:
+        return f"{self.name}()"

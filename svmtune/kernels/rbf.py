@@ -1,0 +1,77 @@
+"""The Gaussian (RBF) kernel ``k(x, z) = exp(-gamma |x - z|^2)``."""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from svmtune._validation import check_X
+from svmtune.kernels._base import KernelModel, PreparedKernel
+from svmtune.kernels._distances import squared_distances
+from svmtune.space import Param, SearchSpace
+
+__all__ = ["RBF"]
+
+
+class _PreparedRBF(PreparedKernel):
+    def __init__(self, model: RBF, D: NDArray[np.float64]) -> None:
+        super().__init__(model, D.shape)
+        self.D = D
+
+    def _gram(self, params: dict[str, float]) -> NDArray[np.float64]:
+        K = self.D * (-params["gamma"])
+        np.exp(K, out=K)
+        return K
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.D.nbytes)
+
+
+class RBF(KernelModel):
+    """Gaussian kernel with one width parameter ``gamma``.
+
+    Parameters
+    ----------
+    gamma_bounds : tuple of float, default (1e-5, 1e5)
+        Bounds of ``gamma``, searched on a log scale.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmtune.kernels import RBF
+    >>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
+    >>> K = RBF().gram({"gamma": 0.5}, X)
+    >>> bool(np.allclose(K, [[1.0, np.exp(-1.0)], [np.exp(-1.0), 1.0]]))
+    True
+    """
+
+    def __init__(self, *, gamma_bounds: tuple[float, float] = (1e-5, 1e5)) -> None:
+        self.gamma_bounds = gamma_bounds
+        if not (0 < gamma_bounds[0] < gamma_bounds[1]):
+            raise ValueError(f"gamma_bounds must satisfy 0 < low < high; got {gamma_bounds!r}")
+        self._space = SearchSpace((Param("gamma", float(gamma_bounds[0]), float(gamma_bounds[1])),))
+
+    @property
+    def space(self) -> SearchSpace:
+        return self._space
+
+    def _prepare(self, X: NDArray[np.float64], Z: NDArray[np.float64] | None) -> PreparedKernel:
+        return _PreparedRBF(self, squared_distances(X, Z))
+
+    def diag(self, params: dict[str, float], X: ArrayLike) -> NDArray[np.float64]:
+        self.check_params(params)
+        return np.ones(check_X(X).shape[0])
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is RBF and other.gamma_bounds == self.gamma_bounds
+
+    def __hash__(self) -> int:
+        return hash(("RBF", self.gamma_bounds))
+
+    def __repr__(self) -> str:
+        return (
+            "RBF()"
+            if self.gamma_bounds == (1e-5, 1e5)
+            else f"RBF(gamma_bounds={self.gamma_bounds})"
+        )

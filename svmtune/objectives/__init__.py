@@ -1,0 +1,6 @@
+"""Objectives: how good is a setting of the hyperparameters?"""
+
+from svmtune.objectives._base import BoundObjective, Objective, Outcome
+from svmtune.objectives._evaluation import Cost, Evaluation, FrozenParams, Status
+
+__all__ = ["BoundObjective", "Cost", "Evaluation", "FrozenParams", "Objective", "Outcome", "Status"]

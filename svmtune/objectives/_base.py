@@ -1,0 +1,192 @@
+"""The objective interface.
+
+An :class:`Objective` says how good a setting of the hyperparameters is. Binding it to training
+data and a kernel model (:meth:`Objective.bind`) precomputes what all evaluations share (distances,
+folds) and returns a :class:`BoundObjective`, which evaluates one setting at a time and builds the
+final classifier for a setting. Every evaluation carries its cost.
+
+Writing a new objective means writing two small classes: the :class:`Objective` (its options, the
+hyperparameters it needs) and its :class:`BoundObjective` (``_evaluate`` and ``classifier``).
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from svmtune._validation import check_Xy
+from svmtune.classifier import KernelExpansion
+from svmtune.kernels._base import KernelModel
+from svmtune.objectives._evaluation import Cost, Evaluation, Status
+from svmtune.space import Param, SearchSpace
+
+__all__ = ["BoundObjective", "Objective", "Outcome", "Stopwatch"]
+
+
+class Outcome(NamedTuple):
+    """What ``BoundObjective._evaluate`` returns: the value and the machine-independent counts."""
+
+    value: float
+    kernel_evals: int = 0
+    iterations: int = 0
+    info: Mapping[str, Any] = {}
+
+
+@dataclass
+class Stopwatch:
+    """Wall and CPU seconds since creation (CPU time of this process)."""
+
+    wall0: float = field(default_factory=time.perf_counter)
+    cpu0: float = field(default_factory=time.process_time)
+
+    def cost(self, kernel_evals: int = 0, iterations: int = 0) -> Cost:
+        return Cost(
+            time.perf_counter() - self.wall0,
+            time.process_time() - self.cpu0,
+            int(kernel_evals),
+            int(iterations),
+        )
+
+
+class Objective(ABC):
+    """Base class of objectives (keyword-only options, stored as given; checks happen in bind).
+
+    Class attributes
+    ----------------
+    needs_C : bool
+        The objective trains a hinge-loss SVM and so has a regularization constant ``C``.
+    min_per_class : int
+        Fewest points of each class the objective can work with.
+    """
+
+    needs_C: ClassVar[bool] = False
+    min_per_class: ClassVar[int] = 2
+    C_bounds: tuple[float, float] = (1e-3, 1e5)
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def search_space(self, kernel: KernelModel) -> SearchSpace:
+        """The hyperparameters this objective tunes on ``kernel``: ``C`` (if any) then the kernel's.
+
+        A kernel that carries its own scale (multiple-kernel weights) fixes ``C = 1``.
+        """
+        if not isinstance(kernel, KernelModel):
+            raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
+        if self.needs_C and not kernel.includes_scale:
+            if "C" in kernel.space:
+                raise ValueError(f"kernel {kernel!r} already has a parameter named 'C'")
+            lo, hi = self.C_bounds
+            return SearchSpace((Param("C", float(lo), float(hi)),)) + kernel.space
+        return kernel.space
+
+    def bind(self, X: ArrayLike, y: ArrayLike, *, kernel: KernelModel) -> BoundObjective:
+        """Check the data and precompute what every evaluation on it shares."""
+        space = self.search_space(kernel)
+        Xc, yc = check_Xy(X, y, min_per_class=self.min_per_class)
+        kernel._check_features(Xc.shape[1])
+        watch = Stopwatch()
+        bound = self._bind(Xc, yc, kernel, space)
+        bound.setup_cost = bound.setup_cost + watch.cost()
+        return bound
+
+    @abstractmethod
+    def _bind(
+        self,
+        X: NDArray[np.float64],
+        y: NDArray[np.float64],
+        kernel: KernelModel,
+        space: SearchSpace,
+    ) -> BoundObjective:
+        """Build the bound objective for checked data."""
+
+    def evaluate(
+        self, X: ArrayLike, y: ArrayLike, *, kernel: KernelModel, params: Mapping[str, float]
+    ) -> Evaluation:
+        """Bind and evaluate one setting (convenience for a single evaluation)."""
+        return self.bind(X, y, kernel=kernel).evaluate(params)
+
+    def __repr__(self) -> str:
+        return f"{self.name}()"
+
+
+class BoundObjective(ABC):
+    """An objective bound to training data and a kernel model.
+
+    Attributes
+    ----------
+    objective, kernel, X, y, space
+    setup_cost : Cost
+        What binding cost (precomputation shared by all evaluations); tuners add it to the trace.
+    """
+
+    def __init__(
+        self,
+        objective: Objective,
+        X: NDArray[np.float64],
+        y: NDArray[np.float64],
+        kernel: KernelModel,
+        space: SearchSpace,
+    ) -> None:
+        self.objective = objective
+        self.X = X
+        self.y = y
+        self.kernel = kernel
+        self.space = space
+        self.setup_cost = Cost()
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.X.shape[0])
+
+    def kernel_params(self, params: Mapping[str, float]) -> dict[str, float]:
+        """The kernel's part of a full parameter dict."""
+        return {n: float(params[n]) for n in self.kernel.space.names}
+
+    def C(self, params: Mapping[str, float]) -> float:
+        """The regularization constant of ``params`` (1 when the kernel carries the scale)."""
+        return float(params["C"]) if "C" in params and "C" not in self.kernel.space else 1.0
+
+    @abstractmethod
+    def _evaluate(self, params: dict[str, float]) -> Outcome:
+        """Evaluate validated parameters."""
+
+    @abstractmethod
+    def classifier(self, params: Mapping[str, float]) -> KernelExpansion:
+        """The classifier this objective yields at ``params``, trained on all bound data."""
+
+    def evaluate(self, params: Mapping[str, float]) -> Evaluation:
+        """Evaluate one setting. Bad parameters raise ValueError; a numerical failure inside the
+        evaluation is recorded as a FAILED evaluation (value NaN) with its error text and a
+        warning, so that a tuner can go on."""
+        checked = self.space.check(params)
+        watch = Stopwatch()
+        try:
+            out = self._evaluate(checked)
+        except (ArithmeticError, np.linalg.LinAlgError, RuntimeError, MemoryError) as exc:
+            warnings.warn(
+                f"{self.objective.name} failed at {checked}: {exc!r}", RuntimeWarning, stacklevel=2
+            )
+            return Evaluation(
+                checked,
+                float("nan"),
+                Status.FAILED,
+                watch.cost(),
+                error="".join(traceback.format_exception_only(exc)).strip(),
+            )
+        return Evaluation(
+            checked,
+            float(out.value),
+            Status.OK,
+            watch.cost(out.kernel_evals, out.iterations),
+            info=dict(out.info),
+        )

@@ -1,0 +1,257 @@
+"""The tuner interface.
+
+:meth:`Tuner.tune` owns everything but the search itself: binding the objective, the budget
+(max evaluations, max seconds), memoising repeated points, the trace with cumulative cost, and
+the final classifier. A strategy writes only :meth:`Tuner._run_search`, which calls
+``evaluate(list_of_param_dicts)`` as often as it likes (scikit-learn's ``_run_search`` pattern).
+Sequential strategies (VNS, TPE) call it with one candidate at a time and look at the results.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from svmtune.classifier import KernelExpansion
+from svmtune.kernels._base import KernelModel
+from svmtune.objectives._base import BoundObjective, Objective, Stopwatch
+from svmtune.objectives._evaluation import Cost, Evaluation
+from svmtune.space import SearchSpace
+
+__all__ = ["BudgetExhausted", "Evaluator", "Tuner", "TuningResult"]
+
+Evaluator = Callable[[Sequence[Mapping[str, float]]], list[Evaluation]]
+
+
+class BudgetExhausted(Exception):
+    """Raised inside ``evaluate`` when the tuner's budget is spent; ends the search."""
+
+
+@dataclass(frozen=True)
+class TuningResult:
+    """The outcome of one tuning run.
+
+    Attributes
+    ----------
+    best_params : dict
+        The best hyperparameters found (lowest objective value; the first one found on ties).
+    best_value : float
+    best_classifier : KernelExpansion
+        Trained on all the training data at ``best_params``.
+    trace : pandas.DataFrame
+        Every evaluation in order: ``param_<name>``, ``value``, ``status``, per-evaluation cost
+        (``wall_s``, ``cpu_s``, ``kernel_evals``, ``iterations``), cumulative cost (``cum_*``,
+        including the objective's set-up cost) and ``best_value`` so far.
+    best_evaluation : Evaluation
+    stopped_by : str
+        ``"converged"``, ``"max_evals"`` or ``"max_seconds"``.
+    total_cost : Cost
+        Set-up, every evaluation, and the final classifier.
+    """
+
+    best_params: dict[str, float]
+    best_value: float
+    best_classifier: KernelExpansion
+    trace: pd.DataFrame
+    best_evaluation: Evaluation
+    stopped_by: str
+    total_cost: Cost
+
+    @property
+    def n_evaluations(self) -> int:
+        return len(self.trace)
+
+
+def trace_frame(
+    evaluations: Sequence[Evaluation], space: SearchSpace, setup: Cost | None = None
+) -> pd.DataFrame:
+    """The trace DataFrame of a sequence of evaluations (see :class:`TuningResult`)."""
+    rows = []
+    best = math.inf
+    cum = setup if setup is not None else Cost()
+    for i, ev in enumerate(evaluations):
+        cum = cum + ev.cost
+        best = min(best, ev.score)
+        row: dict[str, Any] = {"eval": i}
+        row.update({f"param_{n}": ev.params.get(n, np.nan) for n in space.names})
+        row.update(
+            value=ev.value,
+            status=str(ev.status),
+            wall_s=ev.cost.wall_s,
+            cpu_s=ev.cost.cpu_s,
+            kernel_evals=ev.cost.kernel_evals,
+            iterations=ev.cost.iterations,
+            cum_wall_s=cum.wall_s,
+            cum_cpu_s=cum.cpu_s,
+            cum_kernel_evals=cum.kernel_evals,
+            cum_iterations=cum.iterations,
+            best_value=best,
+        )
+        rows.append(row)
+    columns = [
+        "eval",
+        *(f"param_{n}" for n in space.names),
+        "value",
+        "status",
+        "wall_s",
+        "cpu_s",
+        "kernel_evals",
+        "iterations",
+        "cum_wall_s",
+        "cum_cpu_s",
+        "cum_kernel_evals",
+        "cum_iterations",
+        "best_value",
+    ]
+    return pd.DataFrame(rows, columns=columns)
+
+
+class _Run:
+    """Bookkeeping of one tuning run: budget, memo, evaluations in order."""
+
+    def __init__(self, bound: BoundObjective, max_evals: int | None, max_seconds: float | None):
+        self.bound = bound
+        self.max_evals = max_evals
+        self.max_seconds = max_seconds
+        self.t0 = time.perf_counter()
+        self.evaluations: list[Evaluation] = []
+        self.memo: dict[tuple[tuple[str, float], ...], Evaluation] = {}
+        self.stopped_by = "converged"
+
+    def evaluate(self, candidates: Sequence[Mapping[str, float]]) -> list[Evaluation]:
+        if isinstance(candidates, Mapping):
+            raise TypeError("evaluate takes a sequence of parameter dicts, not a single dict")
+        out = []
+        for params in candidates:
+            checked = self.bound.space.check(params)
+            key = tuple(sorted(checked.items()))
+            if key in self.memo:
+                out.append(self.memo[key])
+                continue
+            if self.max_evals is not None and len(self.evaluations) >= self.max_evals:
+                self.stopped_by = "max_evals"
+                raise BudgetExhausted
+            if self.max_seconds is not None and time.perf_counter() - self.t0 >= self.max_seconds:
+                self.stopped_by = "max_seconds"
+                raise BudgetExhausted
+            ev = self.bound.evaluate(checked)
+            self.memo[key] = ev
+            self.evaluations.append(ev)
+            out.append(ev)
+        return out
+
+
+class Tuner(ABC):
+    """Base class of tuners (keyword-only options, stored as given).
+
+    Parameters
+    ----------
+    max_evals : int, optional
+        Stop after this many distinct evaluations.
+    max_seconds : float, optional
+        Stop starting new evaluations after this many wall-clock seconds.
+    """
+
+    def __init__(self, *, max_evals: int | None = None, max_seconds: float | None = None) -> None:
+        self.max_evals = max_evals
+        self.max_seconds = max_seconds
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def _check_budget(self) -> None:
+        if self.max_evals is not None and (
+            not isinstance(self.max_evals, int | np.integer) or self.max_evals < 1
+        ):
+            raise ValueError(f"max_evals must be a positive integer; got {self.max_evals!r}")
+        if self.max_seconds is not None and not (
+            isinstance(self.max_seconds, int | float) and self.max_seconds > 0
+        ):
+            raise ValueError(f"max_seconds must be a positive number; got {self.max_seconds!r}")
+
+    def _check_space(self, space: SearchSpace) -> None:
+        """Raise ValueError if this strategy cannot search ``space``."""
+
+    def tune(
+        self,
+        objective: Objective,
+        X: ArrayLike,
+        y: ArrayLike,
+        *,
+        kernel: KernelModel,
+        random_state: int | np.random.Generator | None = None,
+    ) -> TuningResult:
+        """Tune ``objective`` on ``(X, y)`` over ``kernel``'s parameters (and C, if it has one)."""
+        if not isinstance(objective, Objective):
+            raise ValueError(f"objective must be a svmtune Objective; got {objective!r}")
+        self._check_budget()
+        self._check_space(objective.search_space(kernel))
+        return self.tune_bound(objective.bind(X, y, kernel=kernel), random_state=random_state)
+
+    def tune_bound(
+        self,
+        bound: BoundObjective,
+        *,
+        random_state: int | np.random.Generator | None = None,
+        start: Mapping[str, float] | None = None,
+    ) -> TuningResult:
+        """Tune an already bound objective, optionally from a starting point."""
+        self._check_budget()
+        self._check_space(bound.space)
+        rng = np.random.default_rng(random_state)
+        if start is not None:
+            start = bound.space.check(start)
+        run = _Run(bound, self.max_evals, self.max_seconds)
+        try:
+            self._run_search(run.evaluate, bound.space, rng, start)
+        except BudgetExhausted:
+            pass
+        return self._finish(bound, run)
+
+    def _finish(self, bound: BoundObjective, run: _Run) -> TuningResult:
+        evs = run.evaluations
+        if not evs:
+            raise RuntimeError(f"{self.name} made no evaluation (budget too small?)")
+        ok = [e for e in evs if e.ok]
+        if not ok:
+            raise RuntimeError(
+                f"every evaluation of {self.name} failed; first error: {evs[0].error}"
+            )
+        best = min(ok, key=lambda e: e.value)  # min keeps the first on ties
+        watch = Stopwatch()
+        clf = bound.classifier(best.params)
+        final = watch.cost()
+        total = bound.setup_cost
+        for e in evs:
+            total = total + e.cost
+        return TuningResult(
+            best_params=dict(best.params),
+            best_value=best.value,
+            best_classifier=clf,
+            trace=trace_frame(evs, bound.space, bound.setup_cost),
+            best_evaluation=best,
+            stopped_by=run.stopped_by,
+            total_cost=total + final,
+        )
+
+    @abstractmethod
+    def _run_search(
+        self,
+        evaluate: Evaluator,
+        space: SearchSpace,
+        rng: np.random.Generator,
+        start: dict[str, float] | None,
+    ) -> None:
+        """Search ``space`` by calling ``evaluate(candidates) -> list[Evaluation]``."""
+
+    def __repr__(self) -> str:
+        return f"{self.name}()"
