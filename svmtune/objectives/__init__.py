@@ -2,5 +2,15 @@
 
 from svmtune.objectives._base import BoundObjective, Objective, Outcome
 from svmtune.objectives._evaluation import Cost, Evaluation, FrozenParams, Status
+from svmtune.objectives.loo_estimate import LOOEstimate
 
-__all__ = ["BoundObjective", "Cost", "Evaluation", "FrozenParams", "Objective", "Outcome", "Status"]
+__all__ = [
+    "BoundObjective",
+    "Cost",
+    "Evaluation",
+    "FrozenParams",
+    "LOOEstimate",
+    "Objective",
+    "Outcome",
+    "Status",
+]

@@ -1,5 +1,15 @@
 """Tuners: which settings of the hyperparameters to try next?"""
 
-from svmtune.tuners._base import BudgetExhausted, Tuner, TuningResult
+from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
+from svmtune.tuners.bisection import Bisection
+from svmtune.tuners.grid import DEFAULT_GRID_BOUNDS, Grid
 
-__all__ = ["BudgetExhausted", "Tuner", "TuningResult"]
+__all__ = [
+    "DEFAULT_GRID_BOUNDS",
+    "Bisection",
+    "BudgetExhausted",
+    "Evaluator",
+    "Grid",
+    "Tuner",
+    "TuningResult",
+]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,8 +27,6 @@ from svmtune.objectives._evaluation import Cost, Evaluation
 from svmtune.space import SearchSpace
 
 __all__ = ["BudgetExhausted", "Evaluator", "Tuner", "TuningResult"]
-
-Evaluator = Callable[[Sequence[Mapping[str, float]]], list[Evaluation]]
 
 
 class BudgetExhausted(Exception):
@@ -114,8 +112,15 @@ def trace_frame(
     return pd.DataFrame(rows, columns=columns)
 
 
-class _Run:
-    """Bookkeeping of one tuning run: budget, memo, evaluations in order."""
+class Evaluator:
+    """The ``evaluate`` callable a search receives: ``evaluate(candidates) -> list[Evaluation]``.
+
+    It owns the bookkeeping of one tuning run: the budget (raises :class:`BudgetExhausted` when
+    spent), a memo (a point evaluated before is returned again at no cost and not recorded
+    twice), and the evaluations in order. A strategy whose own answer is not simply the lowest
+    value seen (Bisection returns its centre point) names it with :meth:`set_incumbent`; it is
+    used when its value ties the lowest.
+    """
 
     def __init__(self, bound: BoundObjective, max_evals: int | None, max_seconds: float | None):
         self.bound = bound
@@ -125,8 +130,24 @@ class _Run:
         self.evaluations: list[Evaluation] = []
         self.memo: dict[tuple[tuple[str, float], ...], Evaluation] = {}
         self.stopped_by = "converged"
+        self.incumbent: Evaluation | None = None
 
-    def evaluate(self, candidates: Sequence[Mapping[str, float]]) -> list[Evaluation]:
+    def set_incumbent(self, evaluation: Evaluation) -> None:
+        """Name the strategy's own answer (an evaluation made in this run)."""
+        self.incumbent = evaluation
+
+    def best(self) -> Evaluation:
+        """The incumbent if it ties the lowest value, else the first lowest-valued evaluation."""
+        ok = [e for e in self.evaluations if e.ok]
+        if not ok:
+            first = self.evaluations[0].error if self.evaluations else None
+            raise RuntimeError(f"every evaluation failed; first error: {first}")
+        best = min(ok, key=lambda e: e.value)  # min keeps the first on ties
+        if self.incumbent is not None and self.incumbent.ok and self.incumbent.value <= best.value:
+            return self.incumbent
+        return best
+
+    def __call__(self, candidates: Sequence[Mapping[str, float]]) -> list[Evaluation]:
         if isinstance(candidates, Mapping):
             raise TypeError("evaluate takes a sequence of parameter dicts, not a single dict")
         out = []
@@ -210,23 +231,21 @@ class Tuner(ABC):
         rng = np.random.default_rng(random_state)
         if start is not None:
             start = bound.space.check(start)
-        run = _Run(bound, self.max_evals, self.max_seconds)
+        run = Evaluator(bound, self.max_evals, self.max_seconds)
         try:
-            self._run_search(run.evaluate, bound.space, rng, start)
+            self._run_search(run, bound.space, rng, start)
         except BudgetExhausted:
             pass
         return self._finish(bound, run)
 
-    def _finish(self, bound: BoundObjective, run: _Run) -> TuningResult:
+    def _finish(self, bound: BoundObjective, run: Evaluator) -> TuningResult:
         evs = run.evaluations
         if not evs:
             raise RuntimeError(f"{self.name} made no evaluation (budget too small?)")
-        ok = [e for e in evs if e.ok]
-        if not ok:
-            raise RuntimeError(
-                f"every evaluation of {self.name} failed; first error: {evs[0].error}"
-            )
-        best = min(ok, key=lambda e: e.value)  # min keeps the first on ties
+        try:
+            best = run.best()
+        except RuntimeError as exc:
+            raise RuntimeError(f"{self.name}: {exc}") from None
         watch = Stopwatch()
         clf = bound.classifier(best.params)
         final = watch.cost()
