@@ -1,0 +1,151 @@
+"""Fischetti's LOO estimate objectives against independent oracles."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from svmtune.classifier import KernelExpansion
+from svmtune.datasets import fischetti_split, load
+from svmtune.kernels import RBF
+from svmtune.objectives import LOOEstimate, Status
+from svmtune.tuners import Grid
+
+
+@pytest.fixture(scope="module")
+def heart():
+    X, y = load("heart")
+    return fischetti_split(X, y, 0)
+
+
+@pytest.fixture(scope="module")
+def sonar():
+    X, y = load("sonar")
+    return fischetti_split(X, y, 1)
+
+
+def explicit_loo1(X, y, gamma):
+    """Drop each point, classify it with the others' signal (alpha = 1, beta0 = 0)."""
+    wrong = 0
+    for j in range(len(y)):
+        others = np.arange(len(y)) != j
+        clf = KernelExpansion(
+            kernel=RBF(), params={"gamma": gamma}, vectors=X[others], coef=y[others], intercept=0.0
+        )
+        f = clf.decision_function(X[j : j + 1])[0]
+        wrong += int(y[j] * f <= 0)
+    return wrong / len(y)
+
+
+@pytest.mark.parametrize("gamma", [0.01, 0.1, 0.5, 2.0])
+def test_loo1_equals_explicit_leave_one_out(heart, gamma):
+    Xtr, ytr, _, _ = heart
+    ev = LOOEstimate(model="loo1").evaluate(Xtr, ytr, kernel=RBF(), params={"gamma": gamma})
+    assert ev.status is Status.OK
+    assert ev.value == explicit_loo1(Xtr, ytr, gamma)
+
+
+@pytest.mark.parametrize("data", ["heart", "sonar"])
+def test_models_are_ordered(data, request):
+    Xtr, ytr, _, _ = request.getfixturevalue(data)
+    for gamma in np.geomspace(1e-3, 10, 9):
+        v = {
+            m: LOOEstimate(model=m).evaluate(Xtr, ytr, kernel=RBF(), params={"gamma": gamma}).value
+            for m in ("loo1", "loo2", "loo3")
+        }
+        assert v["loo3"] <= v["loo2"] <= v["loo1"]
+
+
+def test_loo2_value_matches_its_classifier_on_left_out_signals(heart):
+    """The value is the fraction wrong of y_j (nu_j + beta0) > 0 with the reported beta0."""
+    Xtr, ytr, _, _ = heart
+    bound = LOOEstimate(model="loo3").bind(Xtr, ytr, kernel=RBF())
+    ev = bound.evaluate({"gamma": 0.2})
+    a_plus, beta0 = ev.info["alpha_plus"], ev.info["beta0"]
+    K = RBF().gram({"gamma": 0.2}, Xtr)
+    np.fill_diagonal(K, 0.0)
+    coef = np.where(ytr > 0, a_plus, -(1 - a_plus))
+    nu = K @ coef
+    assert ev.value == np.mean(ytr * (nu + beta0) <= 0)
+    # The classifier carries the same alphas and threshold.
+    clf = bound.classifier({"gamma": 0.2})
+    assert clf.intercept == beta0
+    full = clf.decision_function(Xtr)
+    np.testing.assert_allclose(full - coef, nu + beta0, atol=1e-10)  # K_jj = 1 for RBF
+
+
+def test_naive_prefers_the_largest_gamma(heart):
+    Xtr, ytr, _, _ = heart
+    grid = Grid(values={"gamma": np.geomspace(1e-3, 1e3, 13)})
+    naive = grid.tune(LOOEstimate(model="naive"), Xtr, ytr, kernel=RBF())
+    assert naive.trace["value"].iloc[-1] == 0.0  # an impulsive kernel "classifies" perfectly
+    loo2 = grid.tune(LOOEstimate(model="loo2"), Xtr, ytr, kernel=RBF())
+    assert loo2.best_params["gamma"] < naive.trace.query("value == 0")["param_gamma"].min()
+    assert loo2.trace["value"].iloc[-1] > 0.3  # the net signal exposes the impulsive kernel
+
+
+def test_blocked_accumulation_gives_identical_values():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(1500, 5))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=1500) > 0, 1.0, -1.0)
+    big = LOOEstimate(model="loo3").bind(X, y, kernel=RBF())
+    small = LOOEstimate(model="loo3", memory_budget=2**20).bind(X, y, kernel=RBF())
+    assert len(big.blocks) == 1 and big.prepared is not None
+    assert len(small.blocks) > 1 and small.prepared is None
+    for gamma in (0.05, 0.5):
+        a, b = big.evaluate({"gamma": gamma}), small.evaluate({"gamma": gamma})
+        assert a.value == b.value and a.info == b.info
+        assert a.cost.kernel_evals == b.cost.kernel_evals == 1500 * 1500
+
+
+def test_loo3_costs_one_kernel_pass_like_loo2(heart):
+    Xtr, ytr, _, _ = heart
+    n = len(ytr)
+    for m in ("loo1", "loo2", "loo3"):
+        ev = LOOEstimate(model=m).evaluate(Xtr, ytr, kernel=RBF(), params={"gamma": 0.1})
+        assert ev.cost.kernel_evals == n * n
+
+
+def test_19000_points_run_within_the_memory_budget():
+    rng = np.random.default_rng(0)
+    n = 19_000
+    X = rng.normal(size=(n, 4))
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    budget = 64 * 2**20
+    tracemalloc.start()
+    try:
+        ev = LOOEstimate(model="loo2", memory_budget=budget).evaluate(
+            X, y, kernel=RBF(), params={"gamma": 1.0}
+        )
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert ev.status is Status.OK and ev.value < 0.1
+    assert ev.cost.kernel_evals == n * n
+    assert peak < budget  # a full n x n matrix would be 2.9 GB
+
+
+def test_bad_input(heart):
+    Xtr, ytr, _, _ = heart
+    with pytest.raises(ValueError, match="unknown LOO model 'loo4'"):
+        LOOEstimate(model="loo4").evaluate(Xtr, ytr, kernel=RBF(), params={"gamma": 0.1})
+    with pytest.raises(ValueError, match="gamma=-0.5 is outside its bounds"):
+        LOOEstimate().evaluate(Xtr, ytr, kernel=RBF(), params={"gamma": -0.5})
+    with pytest.raises(ValueError, match="outside its bounds"):
+        LOOEstimate().evaluate(Xtr, ytr, kernel=RBF(gamma_bounds=(1e-3, 1.0)), params={"gamma": 5})
+    with pytest.raises(ValueError, match="single class"):
+        LOOEstimate().evaluate(Xtr, np.ones_like(ytr), kernel=RBF(), params={"gamma": 0.1})
+    one_each = np.full_like(ytr, -1.0)
+    one_each[0] = 1.0
+    with pytest.raises(ValueError, match="at least 2 points of each class"):
+        LOOEstimate().evaluate(Xtr, one_each, kernel=RBF(), params={"gamma": 0.1})
+    with pytest.raises(ValueError, match="alpha_grid"):
+        LOOEstimate(model="loo3", alpha_grid=[0.5, 1.5]).bind(Xtr, ytr, kernel=RBF())
+    with pytest.raises(ValueError, match="missing \\['gamma'\\]"):
+        LOOEstimate().evaluate(Xtr, ytr, kernel=RBF(), params={})
+    with pytest.raises(ValueError, match="mismatched lengths"):
+        LOOEstimate().evaluate(Xtr, ytr[:-1], kernel=RBF(), params={"gamma": 0.1})
+    bad = Xtr.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        LOOEstimate().evaluate(bad, ytr, kernel=RBF(), params={"gamma": 0.1})

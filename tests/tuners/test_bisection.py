@@ -1,0 +1,84 @@
+import numpy as np
+import pytest
+
+from svmtune.datasets import fischetti_split, load
+from svmtune.kernels import RBF
+from svmtune.objectives import LOOEstimate
+from svmtune.tuners import Bisection
+
+from .conftest import Bowl
+
+
+def test_converges_to_the_minimum_of_a_unimodal_function(toy):
+    X, y = toy
+    res = Bisection(tol=1e-4).tune(Bowl(target={"gamma": 0.3}), X, y, kernel=RBF())
+    assert res.best_params["gamma"] == pytest.approx(0.3, abs=1e-4)
+    assert res.stopped_by == "converged"
+    # every evaluation is recorded once, with its counts
+    assert res.trace["kernel_evals"].eq(1).all()
+    assert res.trace["cum_kernel_evals"].tolist() == list(range(1, len(res.trace) + 1))
+
+
+def test_paper_setting_evaluation_count(toy):
+    """L = .01, R = 1, tol = .01: three start points, then one point per halving step."""
+    X, y = toy
+    res = Bisection().tune(Bowl(target={"gamma": 0.3}), X, y, kernel=RBF())
+    g = res.trace["param_gamma"].tolist()
+    assert g[:3] == [0.01, 0.505, 1.0]
+    assert g[3] == pytest.approx(0.2575)  # larger half is [L, C] on ties: midpoint of [.01, .505]
+    assert 10 <= len(g) <= 20
+    assert res.best_params["gamma"] == pytest.approx(0.3, abs=0.01)
+
+
+def test_log_scale(toy):
+    X, y = toy
+    res = Bisection(low=1e-4, high=1e2, log=True, tol=1e-3).tune(
+        Bowl(target={"gamma": 0.02}), X, y, kernel=RBF()
+    )
+    assert res.best_params["gamma"] == pytest.approx(0.02, rel=1e-3)
+    assert res.trace["param_gamma"].iloc[1] == pytest.approx(0.1)  # geometric midpoint
+
+
+def test_fixed_other_parameters(toy):
+    X, y = toy
+
+    class BowlC(Bowl):
+        needs_C = True
+
+    res = Bisection(fixed={"C": 2.0}).tune(
+        BowlC(target={"gamma": 0.3, "C": 2.0}), X, y, kernel=RBF()
+    )
+    assert set(res.trace["param_C"]) == {2.0}
+    with pytest.raises(ValueError, match="missing \\['C'\\]"):
+        Bisection().tune(BowlC(target={"gamma": 0.3}), X, y, kernel=RBF())
+
+
+def test_budget(toy):
+    X, y = toy
+    res = Bisection(max_evals=5).tune(Bowl(target={"gamma": 0.3}), X, y, kernel=RBF())
+    assert len(res.trace) == 5 and res.stopped_by == "max_evals"
+
+
+def test_on_real_data_returns_the_centre(toy):
+    X, y = load("heart")
+    Xtr, ytr, Xte, yte = fischetti_split(X, y, 0)
+    res = Bisection().tune(LOOEstimate(model="loo2"), Xtr, ytr, kernel=RBF())
+    assert 0.01 <= res.best_params["gamma"] <= 1.0
+    assert res.best_value == res.trace["value"].min()
+    assert 0.05 < res.best_classifier.error(Xte, yte) < 0.35
+
+
+def test_bad_options(toy):
+    X, y = toy
+    obj = Bowl(target={"gamma": 0.3})
+    with pytest.raises(ValueError, match="'sigma' is not in the search space"):
+        Bisection(param="sigma").tune(obj, X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="low < high"):
+        Bisection(low=1.0, high=0.5).tune(obj, X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="gamma=-1 is outside its bounds"):
+        Bisection(low=-1).tune(obj, X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="tol must be a positive"):
+        Bisection(tol=0).tune(obj, X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="max_evals must be a positive integer"):
+        Bisection(max_evals=0).tune(obj, X, y, kernel=RBF())
+    assert np.isfinite(Bisection().tune(obj, X, y, kernel=RBF()).best_value)

@@ -1,0 +1,69 @@
+import numpy as np
+import pytest
+
+from svmtune.kernels import RBF
+from svmtune.tuners import Grid
+
+from .conftest import Bowl
+
+
+class BowlC(Bowl):
+    needs_C = True
+
+
+def test_five_by_five_hinge_grid(toy):
+    X, y = toy
+    res = Grid(n_points=5).tune(BowlC(target={"C": 10.0, "gamma": 0.01}), X, y, kernel=RBF())
+    assert len(res.trace) == 25
+    np.testing.assert_allclose(sorted(set(res.trace["param_C"])), [0.1, 1, 10, 100, 1000])
+    np.testing.assert_allclose(sorted(set(res.trace["param_gamma"])), [1e-3, 1e-2, 0.1, 1, 10])
+    assert res.best_params == pytest.approx({"C": 10.0, "gamma": 0.01})
+    assert res.best_value == pytest.approx(0.0, abs=1e-20)
+    # first parameter varies slowest
+    assert res.trace["param_C"].iloc[:5].nunique() == 1
+
+
+def test_explicit_values_bounds_and_ties(toy):
+    X, y = toy
+    grid = Grid(values={"gamma": [0.1, 1.0, 10.0]})
+    res = grid.tune(Bowl(target={"gamma": 1.0}), X, y, kernel=RBF())
+    assert res.trace["param_gamma"].tolist() == [0.1, 1.0, 10.0]
+    # ties: 2 and 0.5 are equally far from 1 in log scale -> the first wins
+    res = Grid(values={"gamma": [2.0, 0.5]}).tune(Bowl(target={"gamma": 1.0}), X, y, kernel=RBF())
+    assert res.best_params["gamma"] == 2.0
+    res = Grid(n_points=3, bounds={"gamma": (1.0, 100.0)}).tune(
+        Bowl(target={"gamma": 1.0}), X, y, kernel=RBF()
+    )
+    np.testing.assert_allclose(res.trace["param_gamma"], [1.0, 10.0, 100.0])
+
+
+def test_trace_cost_columns_accumulate(toy):
+    X, y = toy
+    res = Grid(n_points=4).tune(Bowl(target={"gamma": 1.0}), X, y, kernel=RBF())
+    t = res.trace
+    assert (t["cum_kernel_evals"] == np.arange(1, 5)).all()
+    assert (t["cum_iterations"] == 2 * np.arange(1, 5)).all()
+    assert t["cum_wall_s"].is_monotonic_increasing and t["cum_cpu_s"].is_monotonic_increasing
+    assert (t["best_value"].diff().dropna() <= 0).all()
+    assert res.total_cost.kernel_evals == 4
+
+
+def test_budget_stops_the_grid(toy):
+    X, y = toy
+    res = Grid(n_points=5, max_evals=7).tune(
+        BowlC(target={"C": 1.0, "gamma": 1.0}), X, y, kernel=RBF()
+    )
+    assert len(res.trace) == 7 and res.stopped_by == "max_evals"
+
+
+def test_bad_options(toy):
+    X, y = toy
+    obj = Bowl(target={"gamma": 1.0})
+    with pytest.raises(ValueError, match="n_points must be a positive integer"):
+        Grid(n_points=0).tune(obj, X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="\\['C'\\] not in the search space"):
+        Grid(values={"C": [1.0]}).tune(obj, X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="gamma=-1.0 is outside its bounds"):
+        Grid(values={"gamma": [-1.0]}).tune(obj, X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="empty"):
+        Grid(values={"gamma": []}).tune(obj, X, y, kernel=RBF())
