@@ -1,6 +1,9 @@
 """Kernel models: families of kernels with hyperparameter search spaces."""
 
 from svmtune.kernels._base import KernelModel, PreparedKernel
+from svmtune.kernels.anisotropic_rbf import AnisotropicRBF
+from svmtune.kernels.linear import Linear
+from svmtune.kernels.multiple_kernel import MultipleKernel
 from svmtune.kernels.rbf import RBF
 
-__all__ = ["RBF", "KernelModel", "PreparedKernel"]
+__all__ = ["RBF", "AnisotropicRBF", "KernelModel", "Linear", "MultipleKernel", "PreparedKernel"]

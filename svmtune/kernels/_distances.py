@@ -1,11 +1,11 @@
-"""Squared Euclidean distances, the statistic every RBF-type kernel shares."""
+"""Squared Euclidean distances and inner products, the statistics the kernels share."""
 
 from __future__ import annotations
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["squared_distances"]
+__all__ = ["inner_products", "squared_distances"]
 
 
 def squared_distances(
@@ -29,3 +29,15 @@ def squared_distances(
         np.fill_diagonal(D, 0.0)
         D = 0.5 * (D + D.T)
     return D
+
+
+def inner_products(
+    X: NDArray[np.float64], Z: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """``G[i, j] = X[i] . Z[j]`` (``Z = X`` when omitted; then the result is exactly symmetric)."""
+    if Z is None:
+        G = X @ X.T
+        G += G.T
+        G *= 0.5
+        return G
+    return X @ Z.T
