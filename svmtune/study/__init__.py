@@ -1,0 +1,32 @@
+"""Studies: compare tuning methods over data sets and splits, in parallel, stored cell by cell.
+
+A study file ``studies/NAME.py`` defines a module-level ``study = Study(...)``;
+``svmtune run studies/NAME.py`` runs it, ``svmtune report`` redraws its table and plots.
+"""
+
+from svmtune.study._cell import CellKey, CellRecord
+from svmtune.study._curve import parameter_curve
+from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
+from svmtune.study._loading import load_study, load_study_module
+from svmtune.study._method import Method
+from svmtune.study._results import method_means, pareto_mask, summary_table
+from svmtune.study._storage import Storage, default_storage_url
+from svmtune.study._study import Study
+
+__all__ = [
+    "PROTOCOLS",
+    "CellKey",
+    "CellRecord",
+    "Method",
+    "Storage",
+    "Study",
+    "cell_seed",
+    "default_storage_url",
+    "load_study",
+    "load_study_module",
+    "method_means",
+    "parameter_curve",
+    "pareto_mask",
+    "split_seed",
+    "summary_table",
+]

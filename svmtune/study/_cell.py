@@ -1,0 +1,157 @@
+"""One cell of a study: (data set, split, method), run where joblib puts it.
+
+The parent process sends each cell as a cloudpickled :class:`CellTask` (so data-set callables and
+objectives defined in a study file travel by value to any joblib backend, dask included) and gets
+a :class:`CellRecord` back; the parent alone writes to the storage.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import socket
+import time
+import traceback
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import pandas as pd
+
+from svmtune.objectives._evaluation import Status
+from svmtune.study._data import DatasetSpec, Splitter
+from svmtune.study._method import Method
+
+__all__ = ["CellKey", "CellRecord", "CellTask", "run_cell", "run_payload"]
+
+try:  # joblib >= 1.5 depends on cloudpickle; older joblib vendors it
+    import cloudpickle
+except ImportError:  # pragma: no cover
+    from joblib.externals import cloudpickle  # type: ignore[no-redef]
+
+
+@dataclass(frozen=True, order=True)
+class CellKey:
+    """The key of a cell: which data set, which split, which method."""
+
+    dataset: str
+    split: int
+    method: str
+
+
+@dataclass(frozen=True)
+class CellTask:
+    """Everything a worker needs to run one cell."""
+
+    key: CellKey
+    data: DatasetSpec
+    protocol: str | Splitter
+    test_size: float
+    method: Method
+    split_seed: int
+    seed: int
+    max_seconds: float | None = None
+
+
+@dataclass
+class CellRecord:
+    """What one cell produced (one row of the ``cells`` table plus its trace)."""
+
+    key: CellKey
+    status: str
+    seed: int
+    error: str | None = None
+    best_params: dict[str, float] | None = None
+    objective_value: float = math.nan
+    test_error: float = math.nan
+    wall_s: float = math.nan
+    cpu_s: float = math.nan
+    kernel_evals: int | None = None
+    iterations: int | None = None
+    n_evaluations: int | None = None
+    stopped_by: str | None = None
+    n_train: int | None = None
+    n_test: int | None = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    host: str | None = None
+    trace: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+def _limited_tuner(method: Method, max_seconds: float | None) -> tuple[Any, bool]:
+    """The tuner with its deadline lowered to the cell's limit, and whether that limit rules."""
+    tuner = method.tuner
+    if max_seconds is None:
+        return tuner, False
+    own = tuner.max_seconds
+    if own is not None and own <= max_seconds:
+        return tuner, False
+    tuner = copy.copy(tuner)
+    tuner.max_seconds = float(max_seconds)
+    return tuner, True
+
+
+def run_cell(task: CellTask) -> CellRecord:
+    """Run one cell; any exception becomes a FAILED record with its error text."""
+    started = datetime.now(UTC)
+    rec = CellRecord(key=task.key, status=str(Status.OK), seed=task.seed, started_at=started)
+    rec.host = socket.gethostname()
+    try:
+        Xtr, ytr, Xte, yte = task.data.split(
+            task.protocol, task.key.split, task.split_seed, test_size=task.test_size
+        )
+        rec.n_train, rec.n_test = int(Xtr.shape[0]), int(Xte.shape[0])
+        tuner, limited = _limited_tuner(task.method, task.max_seconds)
+        t0 = time.perf_counter()
+        result = tuner.tune(
+            task.method.objective, Xtr, ytr, kernel=task.method.kernel, random_state=task.seed
+        )
+        rec.test_error = float(result.best_classifier.error(Xte, yte))
+        elapsed = time.perf_counter() - t0
+    except Exception as exc:  # a failed cell is recorded and the study goes on
+        rec.status = str(Status.FAILED)
+        rec.error = "".join(traceback.format_exception(exc)).strip()
+        rec.finished_at = datetime.now(UTC)
+        return rec
+    cost = result.total_cost
+    rec.best_params = {k: float(v) for k, v in result.best_params.items()}
+    rec.objective_value = float(result.best_value)
+    rec.wall_s, rec.cpu_s = float(cost.wall_s), float(cost.cpu_s)
+    rec.kernel_evals, rec.iterations = int(cost.kernel_evals), int(cost.iterations)
+    rec.n_evaluations = int(result.n_evaluations)
+    rec.stopped_by = result.stopped_by
+    rec.trace = result.trace
+    if task.max_seconds is not None and (
+        (limited and result.stopped_by == "max_seconds") or elapsed > task.max_seconds
+    ):
+        rec.status = str(Status.TIMEOUT)
+        rec.error = (
+            f"cell time limit of {task.max_seconds:g} s reached after {elapsed:.3g} s "
+            f"({rec.n_evaluations} evaluations); values are the best found until then"
+        )
+    rec.finished_at = datetime.now(UTC)
+    return rec
+
+
+def dump_task(task: CellTask) -> bytes:
+    """Serialize a task by value (cloudpickle), whatever module its callables live in."""
+    return cloudpickle.dumps(task)
+
+
+def run_payload(key: CellKey, seed: int, payload: bytes) -> CellRecord:
+    """Worker entry point: unpickle a :func:`dump_task` payload and run the cell.
+
+    A payload the worker cannot unpickle (a module missing there) gives a FAILED record too.
+    """
+    try:
+        task = cloudpickle.loads(payload)
+    except Exception as exc:
+        return CellRecord(
+            key=key,
+            status=str(Status.FAILED),
+            seed=seed,
+            error="could not unpickle the cell on the worker: "
+            + "".join(traceback.format_exception(exc)).strip(),
+            host=socket.gethostname(),
+        )
+    return run_cell(task)

@@ -1,0 +1,62 @@
+"""A method of a study: one (objective, tuner, kernel model) triple."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from svmtune.kernels._base import KernelModel
+from svmtune.objectives._base import Objective
+from svmtune.space import SearchSpace
+from svmtune.tuners._base import Tuner
+
+__all__ = ["Method"]
+
+
+@dataclass(frozen=True)
+class Method:
+    """What a study compares: an objective tuned by a tuner over a kernel model's parameters.
+
+    Parameters
+    ----------
+    objective : Objective
+        How good is a setting of the hyperparameters (e.g. ``LOOEstimate(model="loo2")``).
+    tuner : Tuner
+        Which settings to try (e.g. ``Bisection()``).
+    kernel : KernelModel
+        Which hyperparameters exist (e.g. ``RBF()``).
+
+    Examples
+    --------
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import LOOEstimate
+    >>> from svmtune.tuners import Grid
+    >>> m = Method(LOOEstimate(model="loo2"), Grid(n_points=5), RBF())
+    >>> m.search_space().names
+    ('gamma',)
+    """
+
+    objective: Objective
+    tuner: Tuner
+    kernel: KernelModel
+
+    def search_space(self) -> SearchSpace:
+        """The space the tuner searches; ValueError if the three parts do not fit together."""
+        if not isinstance(self.objective, Objective):
+            raise ValueError(f"objective must be a svmtune Objective; got {self.objective!r}")
+        if not isinstance(self.tuner, Tuner):
+            raise ValueError(f"tuner must be a svmtune Tuner; got {self.tuner!r}")
+        if not isinstance(self.kernel, KernelModel):
+            raise ValueError(f"kernel must be a svmtune KernelModel; got {self.kernel!r}")
+        space = self.objective.search_space(self.kernel)
+        self.tuner._check_budget()
+        self.tuner._check_space(space)
+        return space
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-able summary of the three parts (their reprs)."""
+        return {
+            "objective": repr(self.objective),
+            "tuner": repr(self.tuner),
+            "kernel": repr(self.kernel),
+        }

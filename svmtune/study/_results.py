@@ -1,0 +1,119 @@
+"""Tables from a study's results DataFrame (pure functions: DataFrame in, DataFrame out)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["SUMMARY_STATS", "method_means", "summary_table"]
+
+#: Columns of each method in :func:`summary_table`, as in Fischetti (2016), Table 2.
+SUMMARY_STATS = ("estimate", "estimate sd", "test error", "test error sd", "CPU s", "n")
+
+AVERAGE = "Average"
+ESTIM_ERR = "Estim. err. [%]"
+
+
+def _ok(results: pd.DataFrame) -> pd.DataFrame:
+    return results[results["status"] == "ok"]
+
+
+def _order(values: Sequence[str], preferred: Sequence[str] | None) -> list[str]:
+    seen = list(dict.fromkeys(values))
+    if preferred is None:
+        return seen
+    return [m for m in preferred if m in seen] + [m for m in seen if m not in preferred]
+
+
+def summary_table(results: pd.DataFrame, *, methods: Sequence[str] | None = None) -> pd.DataFrame:
+    """The papers' table: per data set x method, mean and sd over the splits.
+
+    Rows are data sets, then ``"Average"`` (the mean of each column over the data sets) and
+    ``"Estim. err. [%]"`` (``100 * (estimate - test error) / test error`` of the averages,
+    negative when the objective's estimate is optimistic). Columns are
+    ``(method, stat)`` with stats :data:`SUMMARY_STATS`: the objective value (the method's error
+    estimate) and the test error in percent, the mean CPU seconds of a tuning run, and the
+    number of cells that finished ok (only those enter the means).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"dataset": ["a", "a"], "split": [0, 1], "method": ["m", "m"],
+    ...                   "status": ["ok", "ok"], "objective_value": [0.1, 0.2],
+    ...                   "test_error": [0.2, 0.2], "cpu_s": [1.0, 3.0]})
+    >>> t = summary_table(r)
+    >>> float(t.loc["a", ("m", "test error")]), float(t.loc["Average", ("m", "CPU s")])
+    (20.0, 2.0)
+    """
+    datasets = list(dict.fromkeys(results["dataset"])) if len(results) else []
+    mnames = _order(list(results["method"]) if len(results) else [], methods)
+    ok = _ok(results)
+    columns = pd.MultiIndex.from_product([mnames, list(SUMMARY_STATS)], names=["method", "stat"])
+    table = pd.DataFrame(np.nan, index=pd.Index(datasets, name="dataset"), columns=columns)
+    for (d, m), g in ok.groupby(["dataset", "method"], sort=False):
+        table.loc[d, (m, "estimate")] = 100 * g["objective_value"].mean()
+        table.loc[d, (m, "estimate sd")] = 100 * g["objective_value"].std(ddof=1)
+        table.loc[d, (m, "test error")] = 100 * g["test_error"].mean()
+        table.loc[d, (m, "test error sd")] = 100 * g["test_error"].std(ddof=1)
+        table.loc[d, (m, "CPU s")] = g["cpu_s"].mean()
+    for m in mnames:
+        counts = ok[ok["method"] == m].groupby("dataset").size()
+        table[(m, "n")] = [float(counts.get(d, 0)) for d in datasets]
+    avg = table.mean(axis=0) if len(datasets) else pd.Series(np.nan, index=columns)
+    for m in mnames:
+        avg[(m, "n")] = table[(m, "n")].sum() if len(datasets) else 0.0
+    err = pd.Series(np.nan, index=columns)
+    for m in mnames:
+        est, mis = avg[(m, "estimate")], avg[(m, "test error")]
+        if np.isfinite(est) and np.isfinite(mis) and mis > 0:
+            err[(m, "estimate")] = 100 * (est - mis) / mis
+    table.loc[AVERAGE] = avg
+    table.loc[ESTIM_ERR] = err
+    return table
+
+
+def method_means(results: pd.DataFrame, *, time: str = "cpu_s") -> pd.DataFrame:
+    """Per method, over the ok cells: mean test error and time, averaged over data sets first.
+
+    Each data set weighs the same (as the papers' *Average* row): the method's point is the
+    mean over data sets of the per-data-set means, and its error bar ``test_error_sd`` is the
+    mean over data sets of the per-data-set standard deviations over splits.
+    """
+    ok = _ok(results)
+    if ok.empty:
+        return pd.DataFrame(columns=["method", "test_error", "test_error_sd", time, "n"]).set_index(
+            "method"
+        )
+    per = ok.groupby(["method", "dataset"], sort=False).agg(
+        test_error=("test_error", "mean"),
+        test_error_sd=("test_error", lambda s: s.std(ddof=1) if len(s) > 1 else 0.0),
+        t=(time, "mean"),
+        n=("test_error", "size"),
+    )
+    out = per.groupby(level="method", sort=False).agg(
+        test_error=("test_error", "mean"),
+        test_error_sd=("test_error_sd", "mean"),
+        t=("t", "mean"),
+        n=("n", "sum"),
+    )
+    return out.rename(columns={"t": time})
+
+
+def pareto_mask(x: Sequence[float], y: Sequence[float]) -> np.ndarray:
+    """True for the points no other point beats in both ``x`` and ``y`` (lower is better).
+
+    Examples
+    --------
+    >>> pareto_mask([1, 2, 3], [3, 1, 2]).tolist()
+    [True, True, False]
+    """
+    xa = np.asarray(x, dtype=float)
+    ya = np.asarray(y, dtype=float)
+    keep = np.isfinite(xa) & np.isfinite(ya)
+    out = keep.copy()
+    for i in np.flatnonzero(keep):
+        dominated = keep & (xa <= xa[i]) & (ya <= ya[i]) & ((xa < xa[i]) | (ya < ya[i]))
+        out[i] = not dominated.any()
+    return out

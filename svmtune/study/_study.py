@@ -1,0 +1,370 @@
+"""A study: many (objective, tuner, kernel) methods over many data sets and splits."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+import pandas as pd
+from joblib import Parallel, delayed
+
+from svmtune.study._cell import CellKey, CellRecord, CellTask, dump_task, run_payload
+from svmtune.study._data import (
+    PROTOCOLS,
+    DatasetSpec,
+    Loader,
+    Splitter,
+    cell_seed,
+    resolve_datasets,
+    split_seed,
+)
+from svmtune.study._method import Method
+from svmtune.study._results import summary_table
+from svmtune.study._storage import Storage, default_storage_url
+
+__all__ = ["Study"]
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+class Study:
+    """A comparison of tuning methods over data sets and splits, stored cell by cell.
+
+    A *cell* is one (data set, split, method): split the data, tune the method's objective with
+    its tuner over its kernel's parameters on the training part, measure the tuned classifier's
+    error on the test part. Every finished cell is written at once to a SQL database; running
+    the study again skips the stored cells, so an interrupted study resumes where it stopped.
+
+    Parameters
+    ----------
+    name : str
+        Key of the study in the storage (letters, digits, ``_ . + -``).
+    datasets : list of (str or callable) or dict name -> (str or callable)
+        Bundled data set names (``svmtune datasets`` lists them) or callables returning
+        ``(X, y)`` with labels in {-1, +1}.
+    methods : dict name -> Method
+        The compared methods.
+    split : {"fischetti", "ratsch", "holdout"} or callable, default "holdout"
+        The split protocol (see :mod:`svmtune.study._data`); a callable
+        ``split(X, y, seed) -> (X_train, y_train, X_test, y_test)`` is accepted too.
+    n_splits : int, default 10
+        Splits per data set.
+    seed : int, default 0
+        The study seed; each cell's seeds derive from it and the cell's key alone
+        (:func:`~svmtune.study.cell_seed`), so results depend neither on ``n_jobs`` nor on the
+        order cells run in.
+    test_size : float, default 0.3
+        Test fraction of the ``"holdout"`` protocol.
+    max_seconds : float, optional
+        Per-cell time limit. It is cooperative: the tuner's deadline is lowered to it and checked
+        between evaluations; a cell cut by it, or that overran it, is stored with status
+        ``"timeout"`` and the best values found until then.
+    storage : str, optional
+        SQLAlchemy URL of the database; default ``sqlite:///results/<name>.db`` (relative to the
+        current directory).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import LOOEstimate
+    >>> from svmtune.study import Method, Study
+    >>> from svmtune.tuners import Grid
+    >>> def blobs():
+    ...     rng = np.random.default_rng(0)
+    ...     X = np.vstack([rng.normal(-1, 1, (40, 2)), rng.normal(1, 1, (40, 2))])
+    ...     return X, np.repeat([-1.0, 1.0], 40)
+    >>> def halves(X, y, seed):
+    ...     idx = np.random.default_rng(seed).permutation(len(y))
+    ...     tr, te = idx[:56], idx[56:]
+    ...     return X[tr], y[tr], X[te], y[te]
+    >>> study = Study("doc", datasets=[blobs], split=halves, n_splits=2, storage="sqlite://",
+    ...               methods={"LOO2+grid": Method(LOOEstimate(model="loo2"), Grid(), RBF())})
+    >>> study.run().results()[["dataset", "split", "method", "status"]].shape
+    (2, 4)
+    """
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        datasets: Sequence[str | Loader] | Mapping[str, str | Loader],
+        methods: Mapping[str, Method],
+        split: str | Splitter = "holdout",
+        n_splits: int = 10,
+        seed: int = 0,
+        test_size: float = 0.3,
+        max_seconds: float | None = None,
+        storage: str | None = None,
+    ) -> None:
+        self.name = name
+        self.datasets = datasets
+        self.methods = methods
+        self.split = split
+        self.n_splits = n_splits
+        self.seed = seed
+        self.test_size = test_size
+        self.max_seconds = max_seconds
+        self.storage = storage
+
+    def __repr__(self) -> str:
+        return (
+            f"Study({self.name!r}, {len(self._dataset_names())} data sets, "
+            f"{len(self.methods) if isinstance(self.methods, Mapping) else '?'} methods, "
+            f"split={self._split_label()!r}, n_splits={self.n_splits})"
+        )
+
+    # -- definition ------------------------------------------------------------------------
+    def _dataset_names(self) -> list[str]:
+        if isinstance(self.datasets, Mapping):
+            return [str(k) for k in self.datasets]
+        try:
+            return [d if isinstance(d, str) else getattr(d, "__name__", "?") for d in self.datasets]
+        except TypeError:
+            return []
+
+    def _split_label(self) -> str:
+        if callable(self.split):
+            return str(getattr(self.split, "__name__", "custom"))
+        return str(self.split)
+
+    def validate(self) -> tuple[tuple[DatasetSpec, ...], dict[str, Method]]:
+        """Check the whole definition; ValueError naming the first bad part.
+
+        Nothing runs: unknown data sets, an unknown split protocol, a bad number of splits, a
+        method whose objective, tuner and kernel do not fit together are all caught here.
+        """
+        if not isinstance(self.name, str) or not _NAME.match(self.name):
+            raise ValueError(
+                f"study name must be letters, digits and _ . + - (no spaces); got {self.name!r}"
+            )
+        if not (isinstance(self.seed, int) and not isinstance(self.seed, bool) and self.seed >= 0):
+            raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
+        if (
+            not (isinstance(self.n_splits, int) and not isinstance(self.n_splits, bool))
+            or self.n_splits < 1
+        ):
+            raise ValueError(f"n_splits must be a positive integer; got {self.n_splits!r}")
+        if not (callable(self.split) or self.split in PROTOCOLS):
+            raise ValueError(
+                f"unknown split protocol {self.split!r}; use one of {list(PROTOCOLS)} "
+                "or a callable split(X, y, seed)"
+            )
+        if not (isinstance(self.test_size, float | int) and 0 < self.test_size < 1):
+            raise ValueError(f"test_size must be in (0, 1); got {self.test_size!r}")
+        if self.max_seconds is not None and not (
+            isinstance(self.max_seconds, float | int)
+            and math.isfinite(self.max_seconds)
+            and self.max_seconds > 0
+        ):
+            raise ValueError(f"max_seconds must be a positive number; got {self.max_seconds!r}")
+        specs = resolve_datasets(self.datasets)
+        if self.split == "ratsch":
+            self._check_ratsch(specs)
+        if not isinstance(self.methods, Mapping) or not self.methods:
+            raise ValueError(
+                f"methods must be a non-empty dict name -> Method; got {self.methods!r}"
+            )
+        methods: dict[str, Method] = {}
+        for mname, method in self.methods.items():
+            if not isinstance(mname, str) or not mname.strip():
+                raise ValueError(f"method names must be non-empty strings; got {mname!r}")
+            if not isinstance(method, Method):
+                raise ValueError(
+                    f"method {mname!r} must be a svmtune.study.Method(objective, tuner, kernel); "
+                    f"got {method!r}"
+                )
+            try:
+                method.search_space()
+            except ValueError as exc:
+                raise ValueError(f"method {mname!r} cannot run: {exc}") from exc
+            methods[mname] = method
+        return specs, methods
+
+    def _check_ratsch(self, specs: tuple[DatasetSpec, ...]) -> None:
+        from svmtune.datasets import list_datasets
+
+        table = list_datasets()
+        col = next((c for c in table.columns if "ratsch" in str(c).lower()), None)
+        for spec in specs:
+            if not spec.bundled:
+                raise ValueError(
+                    f"the 'ratsch' split protocol needs bundled data sets; {spec.name!r} is a "
+                    "callable"
+                )
+            if col is not None:
+                row = table[table["name"] == spec.name]
+                n = row[col].iloc[0] if len(row) else 0
+                if not n or (not isinstance(n, bool) and int(n) < self.n_splits):
+                    raise ValueError(
+                        f"data set {spec.name!r} has {int(n or 0)} Ratsch splits; the study "
+                        f"asks for n_splits={self.n_splits}"
+                    )
+
+    def definition(self) -> dict[str, Any]:
+        """A JSON-able summary of the study (what the storage keeps in ``studies``)."""
+        methods = self.methods if isinstance(self.methods, Mapping) else {}
+        return {
+            "name": self.name,
+            "datasets": self._dataset_names(),
+            "split": self._split_label(),
+            "n_splits": self.n_splits,
+            "seed": self.seed,
+            "test_size": float(self.test_size) if self.split == "holdout" else None,
+            "max_seconds": self.max_seconds,
+            "methods": {
+                k: (m.describe() if isinstance(m, Method) else repr(m)) for k, m in methods.items()
+            },
+        }
+
+    def cell_keys(self) -> list[CellKey]:
+        """Every cell of the study, in a fixed order (data set, split, method)."""
+        specs, methods = self.validate()
+        n = range(self.n_splits)
+        return [CellKey(spec.name, i, m) for spec in specs for i in n for m in methods]
+
+    def _tasks(self) -> list[CellTask]:
+        specs, methods = self.validate()
+        limit = None if self.max_seconds is None else float(self.max_seconds)
+        tasks = []
+        for spec in specs:
+            for i in range(self.n_splits):
+                sseed = split_seed(self.seed, spec.name, i)
+                for mname, method in methods.items():
+                    tasks.append(
+                        CellTask(
+                            key=CellKey(spec.name, i, mname),
+                            data=spec,
+                            protocol=self.split,
+                            test_size=float(self.test_size),
+                            method=method,
+                            split_seed=sseed,
+                            seed=cell_seed(self.seed, spec.name, i, mname),
+                            max_seconds=limit,
+                        )
+                    )
+        return tasks
+
+    # -- running ---------------------------------------------------------------------------
+    def storage_url(self, storage: str | None = None) -> str:
+        """The database URL in use: ``storage``, else the study's, else the default."""
+        return storage or self.storage or default_storage_url(self.name)
+
+    def open_storage(self, storage: str | None = None) -> Storage:
+        return Storage(self.storage_url(storage))
+
+    def run(
+        self,
+        *,
+        n_jobs: int | None = 1,
+        storage: str | None = None,
+        retry_failed: bool = False,
+        progress: bool | Callable[[CellRecord, int, int], None] = False,
+    ) -> Study:
+        """Run every cell not stored yet; write each finished cell at once.
+
+        Parameters
+        ----------
+        n_jobs : int, default 1
+            Parallel cells through joblib (``-1``: all cores, or all dask workers inside
+            ``joblib.parallel_config(backend="dask")``).
+        storage : str, optional
+            SQLAlchemy URL; overrides the study's ``storage`` for this call and later reads.
+        retry_failed : bool, default False
+            Run again the cells stored as failed or timed out (their rows are replaced).
+        progress : bool or callable, default False
+            True shows a tqdm bar (cells done / total, ETA) on stderr; a callable is called
+            ``progress(record, n_done, n_total)`` after each stored cell.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Before any cell runs, if the definition is bad or the storage cannot be opened.
+        """
+        tasks = self._tasks()  # validates everything first
+        if storage is not None:
+            self.storage = storage
+        store = self.open_storage()
+        try:
+            study_id = store.register_study(self.name, self.seed, self.definition())
+            done = store.finished(self.name)
+            redo = {"failed", "timeout"} if retry_failed else set()
+            todo = [t for t in tasks if t.key not in done or done[t.key] in redo]
+            n_total = len(tasks)
+            n_done = n_total - len(todo)
+            bar = None
+            if progress is True:
+                from tqdm.auto import tqdm
+
+                bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=self.name)
+            try:
+                for rec in self._execute(todo, n_jobs):
+                    store.write_cell(study_id, rec, replace=retry_failed)
+                    n_done += 1
+                    if bar is not None:
+                        bar.update(1)
+                        if rec.status != "ok":
+                            bar.set_postfix_str(
+                                f"last {rec.status}: {rec.key.dataset}/"
+                                f"{rec.key.split}/{rec.key.method}"
+                            )
+                    elif callable(progress):
+                        progress(rec, n_done, n_total)
+            finally:
+                if bar is not None:
+                    bar.close()
+        finally:
+            store.close()
+        return self
+
+    @staticmethod
+    def _execute(tasks: list[CellTask], n_jobs: int | None) -> Iterator[CellRecord]:
+        if not tasks:
+            return
+        calls = (delayed(run_payload)(t.key, t.seed, dump_task(t)) for t in tasks)
+        if n_jobs == 1:
+            for call in calls:
+                fn, args, kwargs = call
+                yield fn(*args, **kwargs)
+            return
+        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
+        yield from parallel(calls)
+
+    # -- results ---------------------------------------------------------------------------
+    def results(self, *, storage: str | None = None) -> pd.DataFrame:
+        """The stored cells of this study's definition, one row each (see :class:`Storage`)."""
+        store = self.open_storage(storage)
+        try:
+            df = store.cells(self.name)
+        finally:
+            store.close()
+        keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
+        mask = [
+            (d, int(s), m) in keys
+            for d, s, m in zip(df["dataset"], df["split"], df["method"], strict=True)
+        ]
+        return df[mask].reset_index(drop=True)
+
+    def traces(self, *, storage: str | None = None) -> pd.DataFrame:
+        """Every evaluation of every stored cell, with the cell's key."""
+        store = self.open_storage(storage)
+        try:
+            df = store.traces(self.name)
+        finally:
+            store.close()
+        keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
+        mask = [
+            (d, int(s), m) in keys
+            for d, s, m in zip(df["dataset"], df["split"], df["method"], strict=True)
+        ]
+        return df[mask].reset_index(drop=True)
+
+    def summary(self, *, storage: str | None = None) -> pd.DataFrame:
+        """The papers' table: mean and sd per data set x method, averages, estimate error."""
+        return summary_table(self.results(storage=storage), methods=list(self.methods))
