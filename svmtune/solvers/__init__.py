@@ -1,0 +1,21 @@
+"""Solvers: SMO for the SVM dual (numba loops), and the machinery other objectives build on."""
+
+from svmtune.solvers.smo import (
+    SMO,
+    KernelRows,
+    SMOResult,
+    SMORun,
+    check_gram,
+    decision_from_gradient,
+    feasible_start,
+)
+
+__all__ = [
+    "SMO",
+    "KernelRows",
+    "SMOResult",
+    "SMORun",
+    "check_gram",
+    "decision_from_gradient",
+    "feasible_start",
+]

@@ -1,0 +1,225 @@
+"""Where SMO gets kernel values: the full Gram matrix, or rows computed on demand and cached."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from svmtune._validation import check_X
+from svmtune.kernels._base import KernelModel
+from svmtune.solvers import _smo_loop
+
+__all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
+
+DEFAULT_MEMORY_BUDGET = 512 * 2**20
+"""Bytes the full Gram matrix may take before SMO switches to cached kernel rows (512 MiB)."""
+
+
+def check_gram(K: ArrayLike, *, name: str = "Gram matrix", rtol: float = 1e-8) -> None:
+    """Raise ValueError if ``K`` cannot be an SVM kernel matrix.
+
+    Checks, in one pass: square, finite (no NaN/inf), non-negative diagonal, symmetric, and every
+    2x2 principal minor non-negative (``K_ij^2 <= K_ii K_jj``), all up to ``rtol`` relative to
+    the largest diagonal entry. The last two are necessary conditions for positive
+    semidefiniteness that cost ``O(n^2)``; a full eigenvalue test (``O(n^3)``) is not made.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> check_gram(np.array([[1.0, 0.5], [0.5, 1.0]]))
+    >>> check_gram(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    Traceback (most recent call last):
+    ...
+    ValueError: Gram matrix is not positive semidefinite: |K[0, 1]| = 2 > sqrt(K[0, 0] K[1, 1]) = 1
+    """
+    Ka = np.asarray(K)
+    if Ka.ndim != 2 or Ka.shape[0] != Ka.shape[1]:
+        raise ValueError(f"{name} must be square; got shape {Ka.shape}")
+    Kc = as_f8_2d(Ka)
+    code, i, j = _smo_loop.check_gram(Kc, float(rtol))
+    if code == 0:
+        return
+    if code == 1:
+        raise ValueError(
+            f"{name} contains a non-finite value (NaN or inf) at [{i}, {j}]: {Kc[i, j]!r}"
+        )
+    if code == 2:
+        raise ValueError(
+            f"{name} has a negative diagonal entry K[{i}, {i}] = {Kc[i, i]:g}; "
+            "the kernel is not positive semidefinite"
+        )
+    if code == 3:
+        raise ValueError(
+            f"{name} is not symmetric: K[{i}, {j}] = {Kc[i, j]!r} but K[{j}, {i}] = {Kc[j, i]!r}"
+        )
+    raise ValueError(
+        f"{name} is not positive semidefinite: |K[{i}, {j}]| = {abs(Kc[i, j]):g} > "
+        f"sqrt(K[{i}, {i}] K[{j}, {j}]) = {math.sqrt(Kc[i, i] * Kc[j, j]):g}"
+    )
+
+
+def as_f8_2d(K: ArrayLike) -> NDArray[np.float64]:
+    """C-contiguous, writeable float64 (the one layout the compiled loop is built for)."""
+    arr = np.asarray(K, dtype=np.float64)
+    if not arr.flags.c_contiguous or not arr.flags.writeable:
+        arr = np.array(arr, dtype=np.float64, order="C")
+    return arr
+
+
+class FullGram:
+    """The whole Gram matrix as the row store (every row present)."""
+
+    def __init__(self, K: NDArray[np.float64]) -> None:
+        n = K.shape[0]
+        self.n = n
+        self.rows = K
+        self.slot = np.arange(n, dtype=np.int64)
+        self.stamp = np.zeros(n, dtype=np.int64)
+        self.clock = np.zeros(1, dtype=np.int64)
+        self.diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
+        self.kernel_evals = 0
+
+    def fetch(self, r: int) -> None:  # pragma: no cover - every row is present
+        raise AssertionError(f"row {r} missing from a full Gram matrix")
+
+    def rows_of(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
+        return self.rows[idx]
+
+
+class KernelRows:
+    """Kernel rows computed on demand and kept in a least-recently-used cache.
+
+    The row store SMO uses when the full Gram matrix does not fit its memory budget. One instance
+    can serve many solves on the same points and kernel parameters (e.g. leave-one-out
+    retraining): rows computed for one solve stay cached for the next.
+
+    Parameters
+    ----------
+    kernel : KernelModel
+    params : mapping
+        Kernel parameters.
+    X : array of shape (n, n_features)
+    capacity : int, optional
+        Rows to keep (at least 2). Default: as many as ``memory_budget`` holds.
+    memory_budget : int
+        Bytes for the cached rows when ``capacity`` is not given.
+    check : bool
+        Check each computed row: finite, and ``K_ij^2 <= K_ii K_jj``.
+
+    Attributes
+    ----------
+    kernel_evals : int
+        Kernel entries computed so far (``n`` per row, ``n`` for the diagonal).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmtune.kernels import RBF
+    >>> rows = KernelRows(RBF(), {"gamma": 1.0}, np.array([[0.0], [1.0], [3.0]]), capacity=2)
+    >>> rows.get(1).round(3).tolist()
+    [0.368, 1.0, 0.018]
+    >>> rows.kernel_evals
+    6
+    """
+
+    def __init__(
+        self,
+        kernel: KernelModel,
+        params: Mapping[str, float],
+        X: ArrayLike,
+        *,
+        capacity: int | None = None,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+        check: bool = True,
+    ) -> None:
+        if not isinstance(kernel, KernelModel):
+            raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
+        self.kernel = kernel
+        self.params = kernel.check_params(params)
+        self.X = check_X(X)
+        kernel._check_features(self.X.shape[1])
+        n = self.X.shape[0]
+        self.n = n
+        if capacity is None:
+            capacity = int(memory_budget) // (8 * n)
+        capacity = int(min(max(capacity, 2), n))
+        self.capacity = capacity
+        self.check = bool(check)
+        self.rows = np.empty((capacity, n), dtype=np.float64)
+        self.slot = np.full(n, -1, dtype=np.int64)
+        self.owner = np.full(capacity, -1, dtype=np.int64)
+        self.stamp = np.zeros(capacity, dtype=np.int64)
+        self.clock = np.ones(1, dtype=np.int64)
+        diag = np.asarray(kernel.diag(self.params, self.X), dtype=np.float64)
+        self.kernel_evals = n
+        if diag.shape != (n,) or not np.all(np.isfinite(diag)):
+            raise ValueError(f"kernel diagonal contains a non-finite value (NaN or inf): {diag!r}")
+        if self.check and np.any(diag < 0):
+            i = int(np.flatnonzero(diag < 0)[0])
+            raise ValueError(
+                f"kernel diagonal has a negative entry k(x_{i}, x_{i}) = {diag[i]:g}; "
+                "the kernel is not positive semidefinite"
+            )
+        self.diag = np.ascontiguousarray(diag)
+
+    def _compute(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
+        R = np.asarray(self.kernel.gram(self.params, self.X[idx], self.X), dtype=np.float64)
+        self.kernel_evals += R.size
+        if not np.all(np.isfinite(R)):
+            k, j = np.argwhere(~np.isfinite(R))[0]
+            raise ValueError(
+                f"kernel row {int(idx[k])} contains a non-finite value (NaN or inf) at column {j}"
+            )
+        if self.check:
+            bound = np.sqrt(np.outer(self.diag[idx], self.diag)) * (1.0 + 1e-8) + 1e-12
+            bad = np.abs(R) > bound
+            if bad.any():
+                k, j = np.argwhere(bad)[0]
+                i = int(idx[k])
+                raise ValueError(
+                    f"kernel is not positive semidefinite: |k(x_{i}, x_{j})| = {abs(R[k, j]):g} "
+                    f"> sqrt(k(x_{i}, x_{i}) k(x_{j}, x_{j})) = {bound[k, j]:g}"
+                )
+        return R
+
+    def _insert(self, r: int, row: NDArray[np.float64]) -> None:
+        free = np.flatnonzero(self.owner < 0)
+        s = int(free[0]) if free.size else int(np.argmin(self.stamp))
+        old = self.owner[s]
+        if old >= 0:
+            self.slot[old] = -1
+        self.rows[s] = row
+        self.owner[s] = r
+        self.slot[r] = s
+        self.stamp[s] = self.clock[0]
+        self.clock[0] += 1
+
+    def fetch(self, r: int) -> None:
+        """Compute row ``r`` and cache it (evicting the least recently used row if full)."""
+        if self.slot[r] < 0:
+            self._insert(int(r), self._compute(np.array([r], dtype=np.int64))[0])
+
+    def get(self, r: int) -> NDArray[np.float64]:
+        """Row ``r`` of the kernel matrix (computed if not cached)."""
+        self.fetch(int(r))
+        return self.rows[self.slot[int(r)]]
+
+    def rows_of(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Rows ``idx`` as an array, caching as many as fit (used for a warm start's gradient)."""
+        out = np.empty((idx.shape[0], self.n), dtype=np.float64)
+        missing = [k for k, r in enumerate(idx) if self.slot[r] < 0]
+        for k, r in enumerate(idx):
+            if self.slot[r] >= 0:
+                out[k] = self.rows[self.slot[r]]
+        if missing:
+            miss = np.asarray(missing, dtype=np.int64)
+            out[miss] = self._compute(idx[miss])
+            for k in miss[-self.capacity :]:
+                self._insert(int(idx[k]), out[k])
+        return out
+
+
+RowStore = FullGram | KernelRows
