@@ -2,7 +2,8 @@
 
 from svmtune.classifier import KernelExpansion
 from svmtune.space import Param, SearchSpace
+from svmtune.svc import SVC
 
 __version__ = "0.1.0"
 
-__all__ = ["KernelExpansion", "Param", "SearchSpace", "__version__"]
+__all__ = ["SVC", "KernelExpansion", "Param", "SearchSpace", "__version__"]
