@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -59,7 +61,7 @@ class RBF(KernelModel):
     def _prepare(self, X: NDArray[np.float64], Z: NDArray[np.float64] | None) -> PreparedKernel:
         return _PreparedRBF(self, squared_distances(X, Z))
 
-    def diag(self, params: dict[str, float], X: ArrayLike) -> NDArray[np.float64]:
+    def diag(self, params: Mapping[str, float], X: ArrayLike) -> NDArray[np.float64]:
         self.check_params(params)
         return np.ones(check_X(X).shape[0])
 
