@@ -1,0 +1,44 @@
+"""Bundled real data sets (KEEL copies of UCI data) and the papers' split protocols.
+
+- :func:`load` a binary task by name, :func:`list_datasets` to see them all,
+  :func:`load_groups` for multiple-kernel feature groups, :func:`feature_names`.
+- Split protocols, all seeded through :func:`numpy.random.default_rng` and all returning
+  standardized ``(X_train, y_train, X_test, y_test)``: :func:`fischetti_split` (Fischetti 2016),
+  :func:`ratsch_split` (Ratsch's benchmark sizes, Carrizosa 2014 Table 1),
+  :func:`holdout_split` (stratified holdout); :func:`stratified_kfold` for k-fold indices;
+  :func:`standardize` and :func:`restrict_groups` underneath.
+
+The data files are ``data/*.dat.gz``; UCI data is under CC BY 4.0 (cite the UCI repository and
+KEEL, Alcala-Fdez et al. 2011). See ``data/README.md``.
+"""
+
+from svmtune.datasets._load import feature_names, list_datasets, load, load_groups
+from svmtune.datasets._splits import (
+    Split,
+    fischetti_indices,
+    fischetti_split,
+    holdout_indices,
+    holdout_split,
+    ratsch_indices,
+    ratsch_split,
+    stratified_kfold,
+)
+from svmtune.datasets._standardize import Standardized, restrict_groups, standardize
+
+__all__ = [
+    "Split",
+    "Standardized",
+    "feature_names",
+    "fischetti_indices",
+    "fischetti_split",
+    "holdout_indices",
+    "holdout_split",
+    "list_datasets",
+    "load",
+    "load_groups",
+    "ratsch_indices",
+    "ratsch_split",
+    "restrict_groups",
+    "standardize",
+    "stratified_kfold",
+]
