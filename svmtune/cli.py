@@ -8,6 +8,11 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = ["build_parser", "main"]
 
@@ -18,9 +23,149 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
     from svmtune.datasets import list_datasets
 
     table = list_datasets()
-    with pd.option_context("display.max_rows", None, "display.width", 200,
-                           "display.max_colwidth", 60):
+    with pd.option_context(
+        "display.max_rows", None, "display.width", 200, "display.max_colwidth", 60
+    ):
         print(table.to_string(index=False))
+    return 0
+
+
+def _print_report(
+    name: str, url: str, results: pd.DataFrame, paths: dict[str, Path], methods: list[str]
+) -> None:
+    from svmtune.study._results import format_summary, summary_table
+
+    counts = results["status"].value_counts().to_dict() if len(results) else {}
+    status = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"
+    print(f"study {name!r}: {len(results)} cells stored in {url} ({status})")
+    failed = results[results["status"] != "ok"] if len(results) else results
+    for row in failed.head(5).itertuples():
+        first = str(row.error or "").strip().splitlines()
+        print(
+            f"  {row.status}: {row.dataset} split {row.split} {row.method}: "
+            f"{first[-1] if first else ''}"
+        )
+    print()
+    print(format_summary(summary_table(results, methods=methods)))
+    print()
+    for key, path in paths.items():
+        print(f"{key:>24}: {path}")
+
+
+def _study_files(args: argparse.Namespace) -> tuple[Any, Any]:
+    from svmtune.study import load_study_module
+
+    module = load_study_module(args.study_file)
+    return module.study, getattr(module, "figures", None)
+
+
+def _extra_figures(figures: Any, study: Any, outdir: Path) -> dict[str, Path]:
+    if figures is None:
+        return {}
+    return {Path(p).stem: Path(p) for p in figures(study, outdir)}
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import contextlib
+
+    import joblib
+
+    from svmtune.study import write_report
+
+    study, figures = _study_files(args)
+    url = study.storage_url(args.storage)
+    ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+    n_jobs = args.n_jobs
+    if args.scheduler:
+        try:
+            from distributed import Client
+        except ImportError as exc:
+            raise ValueError(
+                "--scheduler needs dask.distributed: pip install 'svmtune[dask]'"
+            ) from exc
+        study.validate()  # fail before connecting
+        try:
+            client = Client(args.scheduler, timeout=args.connect_timeout)
+        except (OSError, TimeoutError) as exc:
+            raise ValueError(f"cannot reach the dask scheduler {args.scheduler!r}: {exc}") from exc
+        stack = contextlib.ExitStack()
+        stack.enter_context(client)
+        stack.enter_context(joblib.parallel_config(backend="dask"))
+        ctx = stack
+        n_jobs = -1 if n_jobs is None else n_jobs
+    elif n_jobs is None:
+        n_jobs = -1
+    try:
+        with ctx:
+            study.run(
+                n_jobs=n_jobs,
+                storage=url,
+                retry_failed=args.retry_failed,
+                progress=not args.no_progress,
+            )
+    except KeyboardInterrupt:
+        n = len(study.open_storage(url).finished(study.name))
+        print(
+            f"\ninterrupted: {n} cells are stored in {url}; run the same command again to resume",
+            file=sys.stderr,
+        )
+        return 130
+    outdir = Path(args.output) if args.output else Path("results") / study.name
+    results, traces = study.results(), study.traces()
+    methods = list(study.methods)
+    paths = write_report(results, traces, outdir, methods=methods)
+    paths.update(_extra_figures(figures, study, outdir))
+    _print_report(study.name, url, results, paths, methods)
+    return 0
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from sqlalchemy.engine import make_url
+
+    from svmtune.study import Storage, write_report
+
+    figures = study = None
+    if args.study_file:
+        study, figures = _study_files(args)
+    if study is not None:
+        url = study.storage_url(args.storage)
+    elif args.storage:
+        url = args.storage
+    else:
+        raise ValueError("give a study file or --storage URL")
+    try:
+        parsed = make_url(url)
+    except Exception as exc:
+        raise ValueError(f"not a database URL: {url!r}") from exc
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        if not Path(str(parsed.database)).is_file():
+            raise ValueError(f"no study database at {url!r}")
+    store = Storage(url)
+    try:
+        if study is not None:
+            name = study.name
+            results, traces = study.results(storage=url), study.traces(storage=url)
+            methods = list(study.methods)
+        else:
+            names = store.study_names()
+            if args.study:
+                name = args.study
+                if name not in names:
+                    raise ValueError(f"no study {name!r} in {url}; it holds {names}")
+            elif len(names) == 1:
+                name = names[0]
+            else:
+                raise ValueError(f"{url} holds studies {names}: choose one with --study NAME")
+            results, traces = store.cells(name), store.traces(name)
+            definition = store.study_definition(name) or {}
+            methods = list(definition.get("methods", {})) or list(dict.fromkeys(results["method"]))
+    finally:
+        store.close()
+    outdir = Path(args.output) if args.output else Path("results") / name
+    paths = write_report(results, traces, outdir, methods=methods)
+    if study is not None:
+        paths.update(_extra_figures(figures, study, outdir))
+    _print_report(name, url, results, paths, methods)
     return 0
 
 
@@ -32,6 +177,32 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("datasets", help="list the bundled real data sets")
     p.set_defaults(func=_cmd_datasets)
+
+    p = sub.add_parser(
+        "run",
+        help="run a study file (skips the cells already stored), then print its table and plots",
+        description="Run the study a Python file defines (a module-level `study = Study(...)`). "
+        "Finished cells are stored at once; running again resumes.",
+    )
+    p.add_argument("study_file", help="path of the study file, e.g. studies/quickstart.py")
+    p.add_argument("--n-jobs", type=int, default=None, help="parallel cells (default: all cores)")
+    p.add_argument("--storage", help="SQLAlchemy URL (default: sqlite:///results/<study>.db)")
+    p.add_argument("--scheduler", help="run on a dask.distributed scheduler at this address")
+    p.add_argument("--connect-timeout", type=float, default=30.0, help=argparse.SUPPRESS)
+    p.add_argument("--output", help="directory of the table and plots (default: results/<study>)")
+    p.add_argument("--retry-failed", action="store_true", help="run failed/timed-out cells again")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "report",
+        help="redraw the table and plots of a stored (finished or half-finished) study",
+    )
+    p.add_argument("study_file", nargs="?", help="the study file (optional with --storage)")
+    p.add_argument("--storage", help="SQLAlchemy URL of the study database")
+    p.add_argument("--study", help="the study's name, when the database holds several")
+    p.add_argument("--output", help="directory of the table and plots (default: results/<study>)")
+    p.set_defaults(func=_cmd_report)
     return parser
 
 

@@ -9,7 +9,8 @@ from svmtune.study._curve import parameter_curve
 from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
 from svmtune.study._loading import load_study, load_study_module
 from svmtune.study._method import Method
-from svmtune.study._results import method_means, pareto_mask, summary_table
+from svmtune.study._report import write_report
+from svmtune.study._results import format_summary, method_means, pareto_mask, summary_table
 from svmtune.study._storage import Storage, default_storage_url
 from svmtune.study._study import Study
 
@@ -22,6 +23,7 @@ __all__ = [
     "Study",
     "cell_seed",
     "default_storage_url",
+    "format_summary",
     "load_study",
     "load_study_module",
     "method_means",
@@ -29,4 +31,5 @@ __all__ = [
     "pareto_mask",
     "split_seed",
     "summary_table",
+    "write_report",
 ]

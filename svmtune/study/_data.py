@@ -6,8 +6,8 @@ A split protocol turns ``(data set, split index, seed)`` into standardized
 
 - ``"fischetti"``: :func:`svmtune.datasets.fischetti_split` (each point to the training part with
   probability 0.7, as in Fischetti 2016);
-- ``"ratsch"``: :func:`svmtune.datasets.ratsch_split`, the published train/test realizations;
-  split ``i`` is realization ``i`` (bundled data sets that have them only);
+- ``"ratsch"``: :func:`svmtune.datasets.ratsch_split`, random splits with Ratsch's benchmark
+  train/test sizes (the bundled data sets of that benchmark only);
 - ``"holdout"``: :func:`svmtune.datasets.holdout_split`, repeated stratified holdout with
   ``test_size``;
 - or any callable ``split(X, y, seed) -> (X_train, y_train, X_test, y_test)``.
@@ -99,7 +99,7 @@ class DatasetSpec:
         if protocol == "ratsch":
             from svmtune.datasets import ratsch_split
 
-            parts = ratsch_split(self.name, split)
+            parts = ratsch_split(self.name, seed)
         else:
             X, y = self.load()
             if callable(protocol):

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["SUMMARY_STATS", "method_means", "summary_table"]
+__all__ = ["SUMMARY_STATS", "format_summary", "method_means", "pareto_mask", "summary_table"]
 
 #: Columns of each method in :func:`summary_table`, as in Fischetti (2016), Table 2.
 SUMMARY_STATS = ("estimate", "estimate sd", "test error", "test error sd", "CPU s", "n")
@@ -117,3 +117,54 @@ def pareto_mask(x: Sequence[float], y: Sequence[float]) -> np.ndarray:
         dominated = keep & (xa <= xa[i]) & (ya <= ya[i]) & ((xa < xa[i]) | (ya < ya[i]))
         out[i] = not dominated.any()
     return out
+
+
+def format_summary(table: pd.DataFrame) -> str:
+    """The summary table as text: percentages with 2 decimals, seconds with 3 significant
+    digits, counts as integers; one block of columns per method.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"dataset": ["a"], "split": [0], "method": ["m"], "status": ["ok"],
+    ...                   "objective_value": [0.1], "test_error": [0.2], "cpu_s": [0.5]})
+    >>> "test error" in format_summary(summary_table(r))
+    True
+    """
+    if table.empty:
+        return "(no finished cells)"
+    cols = {}
+    for col in table.columns:
+        stat = col[1] if isinstance(col, tuple) else col
+        values = table[col]
+        if stat == "n":
+            cols[col] = [("" if pd.isna(v) else f"{int(v)}") for v in values]
+        elif stat == "CPU s":
+            cols[col] = [("" if pd.isna(v) else f"{v:.3g}") for v in values]
+        else:
+            cols[col] = [("" if pd.isna(v) else f"{v:.2f}") for v in values]
+    text = pd.DataFrame(cols, index=table.index)
+    text.columns = table.columns
+    blocks = []
+    methods = list(dict.fromkeys(c[0] for c in table.columns if isinstance(c, tuple)))
+    for m in methods or [None]:
+        part = text[m] if m is not None else text
+        header = f"{m}" if m is not None else ""
+        body = part.to_string()
+        blocks.append(f"{header}\n{body}" if header else body)
+    if methods and AVERAGE in table.index:
+        rows = {
+            m: {
+                "estimate": text.loc[AVERAGE, (m, "estimate")],
+                "test error": text.loc[AVERAGE, (m, "test error")],
+                "test error sd": text.loc[AVERAGE, (m, "test error sd")],
+                "CPU s": text.loc[AVERAGE, (m, "CPU s")],
+                "n": text.loc[AVERAGE, (m, "n")],
+                ESTIM_ERR: text.loc[ESTIM_ERR, (m, "estimate")] if ESTIM_ERR in text.index else "",
+            }
+            for m in methods
+        }
+        overview = pd.DataFrame.from_dict(rows, orient="index")
+        overview.index.name = "method"
+        blocks.append("Averages over the data sets [%, CPU s]\n" + overview.to_string())
+    return "\n\n".join(blocks)

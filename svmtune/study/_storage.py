@@ -219,7 +219,7 @@ class Storage:
         The stored definition is updated (new data sets, splits or methods add cells).
         """
         now = datetime.now(UTC)
-        text = json.dumps(definition, sort_keys=True, default=str)
+        text = json.dumps(definition, default=str)  # keeps the order of the methods
         with self.engine.begin() as conn:
             row = conn.execute(
                 sa.select(

@@ -184,24 +184,15 @@ class Study:
         return specs, methods
 
     def _check_ratsch(self, specs: tuple[DatasetSpec, ...]) -> None:
-        from svmtune.datasets import list_datasets
+        from svmtune.datasets import ratsch_indices
 
-        table = list_datasets()
-        col = next((c for c in table.columns if "ratsch" in str(c).lower()), None)
         for spec in specs:
             if not spec.bundled:
                 raise ValueError(
                     f"the 'ratsch' split protocol needs bundled data sets; {spec.name!r} is a "
                     "callable"
                 )
-            if col is not None:
-                row = table[table["name"] == spec.name]
-                n = row[col].iloc[0] if len(row) else 0
-                if not n or (not isinstance(n, bool) and int(n) < self.n_splits):
-                    raise ValueError(
-                        f"data set {spec.name!r} has {int(n or 0)} Ratsch splits; the study "
-                        f"asks for n_splits={self.n_splits}"
-                    )
+            ratsch_indices(spec.name, 0)  # ValueError naming the valid names
 
     def definition(self) -> dict[str, Any]:
         """A JSON-able summary of the study (what the storage keeps in ``studies``)."""
