@@ -9,6 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from svmtune._validation import check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
+from svmtune.kernels._combine import scaled_exp
 from svmtune.kernels._distances import squared_distances
 from svmtune.space import Param, SearchSpace
 
@@ -21,9 +22,7 @@ class _PreparedRBF(PreparedKernel):
         self.D = D
 
     def _gram(self, params: dict[str, float]) -> NDArray[np.float64]:
-        K = self.D * (-params["gamma"])
-        np.exp(K, out=K)
-        return K
+        return scaled_exp(self.D, params["gamma"])
 
     @property
     def nbytes(self) -> int:

@@ -149,15 +149,16 @@ def prepared_pairs(spambase, optdigits):
     return out
 
 
+@pytest.mark.parametrize("case", range(2 * len(NESTED) * 2))
 @settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(data=st.data())
-def test_nested_embedding_gives_the_same_gram(prepared_pairs, data):
-    i = data.draw(st.integers(0, len(prepared_pairs) - 1))
-    inner, outer, preps = prepared_pairs[i]
-    u = data.draw(st.lists(st.floats(0, 1), min_size=len(inner.space), max_size=len(inner.space)))
-    p = inner.space.from_unit(u)
+def test_nested_embedding_gives_the_same_gram(prepared_pairs, case, data):
+    assert len(prepared_pairs) == 2 * len(NESTED) * 2
+    inner, outer, preps = prepared_pairs[case]
+    n = len(inner.space)
+    p = inner.space.from_unit(data.draw(st.lists(st.floats(0, 1), min_size=n, max_size=n)))
     q = outer.embed(p, inner)
     for P_inner, P_outer in preps:
         assert _close(P_outer.gram(q), P_inner.gram(p))
