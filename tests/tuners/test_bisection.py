@@ -25,7 +25,7 @@ def test_paper_setting_evaluation_count(toy):
     res = Bisection().tune(Bowl(target={"gamma": 0.3}), X, y, kernel=RBF())
     g = res.trace["param_gamma"].tolist()
     assert g[:3] == [0.01, 0.505, 1.0]
-    assert g[3] == pytest.approx(0.2575)  # larger half is [L, C] on ties: midpoint of [.01, .505]
+    assert g[3] == pytest.approx(0.7525)  # equal halves: the right one, midpoint of [.505, 1]
     assert 10 <= len(g) <= 20
     assert res.best_params["gamma"] == pytest.approx(0.3, abs=0.01)
 
