@@ -40,6 +40,26 @@ class PreparedKernel(ABC):
         """Gram matrix, shape ``(n_rows, n_cols)``, for one setting of the parameters."""
         return self._gram(self.model.check_params(params))
 
+    def weighted_sums(
+        self, params: Mapping[str, float], W: NDArray[np.float64], *, skip: int | None = None
+    ) -> tuple[NDArray[np.float64], int]:
+        """``S = K @ W`` without keeping ``K``, and the kernel evaluations it cost.
+
+        With ``skip = s`` the entries ``K[r, r + s]`` are left out: for rows ``X[s:s+m]`` of the
+        columns ``X`` these are the points themselves, so ``S`` holds the *net* signals that
+        leave-one-out estimates need. Subclasses override this with fused loops (RBF: one exp
+        per pair, half of them on a symmetric block); the default builds the Gram matrix.
+        """
+        K = self.gram(params)
+        skipped = 0
+        if skip is not None:
+            r = np.arange(K.shape[0])
+            c = r + skip
+            ok = c < K.shape[1]
+            K[r[ok], c[ok]] = 0.0
+            skipped = int(ok.sum())
+        return K @ W, self.n_kernel_evals - skipped
+
     @property
     def n_kernel_evals(self) -> int:
         """Kernel evaluations one :meth:`gram` call costs (entries of the matrix)."""

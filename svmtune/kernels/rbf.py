@@ -11,18 +11,40 @@ from svmtune._validation import check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._combine import scaled_exp
 from svmtune.kernels._distances import squared_distances
+from svmtune.kernels._rbf_sums import rbf_block_sums, rbf_symmetric_net_sums
 from svmtune.space import Param, SearchSpace
 
 __all__ = ["RBF"]
 
 
+def _n_skipped(shape: tuple[int, int], skip: int | None) -> int:
+    if skip is None:
+        return 0
+    return max(0, min(shape[0], shape[1] - skip))
+
+
 class _PreparedRBF(PreparedKernel):
-    def __init__(self, model: RBF, D: NDArray[np.float64]) -> None:
+    def __init__(self, model: RBF, D: NDArray[np.float64], symmetric: bool) -> None:
         super().__init__(model, D.shape)
         self.D = D
+        self.symmetric = symmetric
 
     def _gram(self, params: dict[str, float]) -> NDArray[np.float64]:
         return scaled_exp(self.D, params["gamma"])
+
+    def weighted_sums(
+        self, params: Mapping[str, float], W: NDArray[np.float64], *, skip: int | None = None
+    ) -> tuple[NDArray[np.float64], int]:
+        gamma = self.model.check_params(params)["gamma"]
+        Wc = np.ascontiguousarray(W, dtype=np.float64).reshape(self.shape[1], -1)
+        if self.symmetric and skip == 0:
+            S = rbf_symmetric_net_sums(self.D, gamma, Wc)
+            n = self.shape[0]
+            evals = n * (n - 1) // 2
+        else:
+            S = rbf_block_sums(self.D, gamma, Wc, -1 if skip is None else int(skip))
+            evals = self.n_kernel_evals - _n_skipped(self.shape, skip)
+        return (S if W.ndim == 2 else S[:, 0]), evals
 
     @property
     def nbytes(self) -> int:
@@ -58,7 +80,7 @@ class RBF(KernelModel):
         return self._space
 
     def _prepare(self, X: NDArray[np.float64], Z: NDArray[np.float64] | None) -> PreparedKernel:
-        return _PreparedRBF(self, squared_distances(X, Z))
+        return _PreparedRBF(self, squared_distances(X, Z), symmetric=Z is None)
 
     def diag(self, params: Mapping[str, float], X: ArrayLike) -> NDArray[np.float64]:
         self.check_params(params)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["ThresholdResult", "best_threshold"]
+__all__ = ["ThresholdResult", "best_threshold", "best_thresholds"]
 
 
 class ThresholdResult(NamedTuple):
@@ -47,25 +47,38 @@ def best_threshold(nu: ArrayLike, y: ArrayLike) -> ThresholdResult:
     y = np.asarray(y, dtype=np.float64).ravel()
     if nu.shape != y.shape or nu.size == 0:
         raise ValueError(f"nu and y must be non-empty and of equal length; got {nu.size}, {y.size}")
+    beta0, n_correct = best_thresholds(nu[None, :], y)
+    return ThresholdResult(float(beta0[0]), int(n_correct[0]))
+
+
+def best_thresholds(
+    nu: NDArray[np.float64], y: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """:func:`best_threshold` for every row of ``nu`` (shape (G, p)) at once, vectorized.
+
+    LOO_3 calls it once with one row per value of ``alpha+``.
+    """
+    G, p = nu.shape
     c = -nu
-    values, inverse = np.unique(c, return_inverse=True)
-    pos = np.bincount(inverse, weights=(y > 0), minlength=values.size)
-    neg = np.bincount(inverse, weights=(y < 0), minlength=values.size)
-    n_neg = float(neg.sum())
-    # gap k (k = 0..m) lies right of the first k distinct breakpoints: there the +1 points with
-    # c_j among them are right and the -1 points with c_j beyond them are right.
-    n_ok = np.empty(values.size + 1)
-    n_ok[0] = n_neg
-    n_ok[1:] = np.cumsum(pos) + (n_neg - np.cumsum(neg))
-    k = int(np.argmax(n_ok))  # first maximum: the smallest beta0 among ties
-    m = values.size
-    margin = max(0.5 * float(values[-1] - values[0]), 0.5)
-    if k == 0:
-        beta0 = float(values[0]) - margin
-    elif k == m:
-        beta0 = float(values[-1]) + margin
-    else:
-        beta0 = 0.5 * float(values[k - 1] + values[k])
-    # Count at the chosen beta0 itself: equal to n_ok[k] unless two breakpoints are so close that
-    # their midpoint rounds onto one of them; then the honest (smaller) count is reported.
-    return ThresholdResult(beta0, int(np.count_nonzero(y * (nu + beta0) > 0)))
+    order = np.argsort(c, axis=1, kind="stable")
+    cs = np.take_along_axis(c, order, axis=1)
+    ys = y[order]
+    n_neg = float(np.count_nonzero(y < 0))
+    # n_ok[:, k] for k >= 1: beta0 just right of the k-th smallest breakpoint cs[:, k-1]. Only
+    # the last position of each run of equal breakpoints is a gap; the others are not candidates.
+    n_ok = np.empty((G, p + 1))
+    n_ok[:, 0] = n_neg
+    n_ok[:, 1:] = np.cumsum(ys > 0, axis=1) + (n_neg - np.cumsum(ys < 0, axis=1))
+    n_ok[:, 1:p][cs[:, :-1] == cs[:, 1:]] = -1.0
+    k = np.argmax(n_ok, axis=1)  # first maximum: the smallest beta0 among ties
+    rows = np.arange(G)
+    lo, hi = cs[:, 0], cs[:, -1]
+    margin = np.maximum(0.5 * (hi - lo), 0.5)
+    inner = (k > 0) & (k < p)
+    kk = np.clip(k, 1, p - 1) if p > 1 else np.ones_like(k)
+    mid = 0.5 * (cs[rows, kk - 1] + cs[rows, np.minimum(kk, p - 1)])
+    beta0 = np.where(k == 0, lo - margin, np.where(inner, mid, hi + margin))
+    # Count at the chosen beta0 itself: equal to n_ok[k] unless two breakpoints are so close
+    # that their midpoint rounds onto one of them; then the honest (smaller) count is reported.
+    n_correct = np.count_nonzero(y[None, :] * (nu + beta0[:, None]) > 0, axis=1)
+    return beta0, n_correct

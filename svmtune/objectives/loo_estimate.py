@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 from svmtune.classifier import KernelExpansion
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.objectives._base import BoundObjective, Objective, Outcome
-from svmtune.objectives._threshold import best_threshold
+from svmtune.objectives._threshold import best_threshold, best_thresholds
 from svmtune.space import SearchSpace
 
 __all__ = ["LOOEstimate"]
@@ -136,11 +136,14 @@ class _BoundLOO(BoundObjective):
         budget = int(objective.memory_budget)
         rows = max(1, min(n, budget // (4 * 8 * n)))
         self.blocks = [slice(s, min(s + rows, n)) for s in range(0, n, rows)]
-        self.pos = (y > 0).astype(np.float64)
-        self.neg = (y < 0).astype(np.float64)
-        # Keep the prepared statistics of every block if they fit in half the budget.
+        self.W = np.column_stack([(y > 0), (y < 0)]).astype(np.float64)
+        # Keep the prepared statistics of every block if they fit in half the budget; a single
+        # block is prepared as the symmetric X-vs-X case (kernels may then use the symmetry).
         self.prepared: list[PreparedKernel] | None = None
-        first = kernel.prepare(X[self.blocks[0]], X)
+        if len(self.blocks) == 1:
+            first = kernel.prepare(X)
+        else:
+            first = kernel.prepare(X[self.blocks[0]], X)
         if first.nbytes * len(self.blocks) <= budget // 2:
             self.prepared = [first] + [kernel.prepare(X[b], X) for b in self.blocks[1:]]
 
@@ -155,23 +158,15 @@ class _BoundLOO(BoundObjective):
         """Net signals from each class, ``nu+_j = sum_{i != j, y_i = +1} k(x_j, x_i)`` and
         ``nu-_j`` likewise (for the naive model the diagonal is included), and the kernel
         evaluations that cost."""
-        n = self.n_samples
-        nu_pos = np.empty(n)
-        nu_neg = np.empty(n)
+        S = np.empty((self.n_samples, 2))
         evals = 0
-        diag = None
-        if self.model == "naive":
-            diag = self.kernel.diag(kernel_params, self.X)
-            evals += n
         for k, b in enumerate(self.blocks):
-            prep = self._block(k)
-            K = prep.gram(kernel_params)
-            evals += prep.n_kernel_evals
-            r = np.arange(b.stop - b.start)
-            K[r, b.start + r] = 0.0 if diag is None else diag[b]
-            nu_pos[b] = K @ self.pos
-            nu_neg[b] = K @ self.neg
-        return nu_pos, nu_neg, evals
+            S[b], e = self._block(k).weighted_sums(kernel_params, self.W, skip=b.start)
+            evals += e
+        if self.model == "naive":
+            S += self.kernel.diag(kernel_params, self.X)[:, None] * self.W
+            evals += self.n_samples
+        return S[:, 0], S[:, 1], evals
 
     def _solve(self, kp: Mapping[str, float]) -> tuple[float, float, float, int, int]:
         """(alpha+, alpha-, beta0, n_correct, kernel evaluations) of the model at ``kp``."""
@@ -183,13 +178,10 @@ class _BoundLOO(BoundObjective):
         if self.model in ("loo2", "naive"):
             res = best_threshold(nu_pos - nu_neg, y)
             return 1.0, 1.0, res.beta0, res.n_correct, evals
-        best: tuple[float, float, float, int] | None = None
-        for a_plus in self.alpha_grid:
-            res = best_threshold(a_plus * nu_pos - (1.0 - a_plus) * nu_neg, y)
-            if best is None or res.n_correct > best[3]:  # first best on ties
-                best = (float(a_plus), 1.0 - float(a_plus), res.beta0, res.n_correct)
-        assert best is not None
-        return (*best, evals)
+        a = self.alpha_grid
+        beta0s, counts = best_thresholds(a[:, None] * nu_pos - (1.0 - a)[:, None] * nu_neg, y)
+        g = int(np.argmax(counts))  # first best on ties
+        return float(a[g]), 1.0 - float(a[g]), float(beta0s[g]), int(counts[g]), evals
 
     def _evaluate(self, params: dict[str, float]) -> Outcome:
         kp = self.kernel_params(params)
