@@ -146,6 +146,8 @@ class _BoundLOO(BoundObjective):
             first = kernel.prepare(X[self.blocks[0]], X)
         if first.nbytes * len(self.blocks) <= budget // 2:
             self.prepared = [first] + [kernel.prepare(X[b], X) for b in self.blocks[1:]]
+        # (alpha+, alpha-, beta0) of the last evaluations, so the classifier costs no new pass
+        self._solutions: dict[tuple[tuple[str, float], ...], tuple[float, float, float]] = {}
 
     def _block(self, k: int) -> PreparedKernel:
         if self.prepared is not None:
@@ -186,6 +188,9 @@ class _BoundLOO(BoundObjective):
     def _evaluate(self, params: dict[str, float]) -> Outcome:
         kp = self.kernel_params(params)
         a_plus, a_minus, beta0, n_correct, evals = self._solve(kp)
+        if len(self._solutions) > 1024:
+            self._solutions.clear()
+        self._solutions[tuple(sorted(kp.items()))] = (a_plus, a_minus, beta0)
         n = self.n_samples
         return Outcome(
             value=(n - n_correct) / n,
@@ -195,7 +200,11 @@ class _BoundLOO(BoundObjective):
 
     def classifier(self, params: Mapping[str, float]) -> KernelExpansion:
         kp = self.kernel_params(self.space.check(params))
-        a_plus, a_minus, beta0, _, _ = self._solve(kp)
+        key = tuple(sorted(kp.items()))
+        if key in self._solutions:
+            a_plus, a_minus, beta0 = self._solutions[key]
+        else:
+            a_plus, a_minus, beta0, _, _ = self._solve(kp)
         coef = np.where(self.y > 0, a_plus, -a_minus)
         keep = coef != 0.0
         if not keep.any():  # cannot happen for alpha+ + alpha- = 1, kept for safety
