@@ -31,7 +31,7 @@ def check_X(X: ArrayLike, *, name: str = "X") -> NDArray[np.float64]:
         i, j = np.argwhere(bad)[0]
         raise ValueError(
             f"{name} contains {int(bad.sum())} non-finite value(s) (NaN or inf), first at "
-            f"row {i}, column {j}: {arr[i, j]!r}"
+            f"row {i}, column {j}: {float(arr[i, j])}"
         )
     return np.ascontiguousarray(arr)
 

@@ -1,0 +1,26 @@
+import subprocess
+import sys
+
+from svmtune.cli import main
+
+
+def test_datasets_command_lists_every_set_with_sizes(capsys):
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line.split() for line in out.splitlines()[1:]}
+    assert len(lines) >= 20
+    # australian: 690 rows, 14 raw features (42 after one-hot encoding)
+    assert lines["australian"][1:4] == ["690", "42", "14"]
+    assert lines["german"][1] == "1000"
+    for name in ["heart", "sonar", "wdbc", "banana", "spambase", "optdigits-eo", "penbased-sl"]:
+        assert name in lines
+
+
+def test_console_script_entry_point():
+    out = subprocess.run(
+        [sys.executable, "-m", "svmtune.cli", "datasets"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "australian" in out.stdout
