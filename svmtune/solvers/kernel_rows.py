@@ -44,7 +44,7 @@ def check_gram(K: ArrayLike, *, name: str = "Gram matrix", rtol: float = 1e-8) -
         return
     if code == 1:
         raise ValueError(
-            f"{name} contains a non-finite value (NaN or inf) at [{i}, {j}]: {Kc[i, j]!r}"
+            f"{name} contains a non-finite value (NaN or inf) at [{i}, {j}]: {float(Kc[i, j])!r}"
         )
     if code == 2:
         raise ValueError(
@@ -53,7 +53,8 @@ def check_gram(K: ArrayLike, *, name: str = "Gram matrix", rtol: float = 1e-8) -
         )
     if code == 3:
         raise ValueError(
-            f"{name} is not symmetric: K[{i}, {j}] = {Kc[i, j]!r} but K[{j}, {i}] = {Kc[j, i]!r}"
+            f"{name} is not symmetric: K[{i}, {j}] = {float(Kc[i, j])!r} but "
+            f"K[{j}, {i}] = {float(Kc[j, i])!r}"
         )
     raise ValueError(
         f"{name} is not positive semidefinite: |K[{i}, {j}]| = {abs(Kc[i, j]):g} > "

@@ -11,9 +11,9 @@ it analytically and the gradient ``G = Qa - e`` incrementally, and stops when th
 
 This module owns everything around that loop: where kernel values come from (the full Gram matrix
 while it fits a memory budget, else kernel rows computed on demand and kept in an LRU cache,
-:class:`~svmtune.solvers.kernel_rows.KernelRows`), warm starts (:func:`feasible_start`), solving on a subset of the points
-(``active``), stepping a solve by hand (:class:`SMORun`), the ConvergenceWarning, and the result
-(:class:`SMOResult`).
+:class:`~svmtune.solvers.kernel_rows.KernelRows`), warm starts (:func:`feasible_start`), solving
+on a subset of the points (``active``), stepping a solve by hand (:class:`SMORun`), the
+ConvergenceWarning, and the result (:class:`SMOResult`).
 
 A later solver (exact leave-one-out, Franc et al.) reuses it: it retrains with one point removed
 by passing ``active`` (all indices but one) and a seeded ``alpha0`` over the same Gram matrix,
@@ -440,7 +440,9 @@ class SMO:
         alpha = self._check_alpha0(alpha0, yy, Cv, act)
         G = np.full(n, -1.0)
         sv = np.flatnonzero(alpha > 0.0).astype(np.int64)
-        if sv.size:
+        if sv.size and isinstance(store, FullGram) and 8 * sv.size > n:
+            G += yy * (store.rows @ (alpha * yy))  # one mat-vec beats gathering many rows
+        elif sv.size:
             before = store.kernel_evals
             R = store.rows_of(sv)
             G += yy * ((alpha[sv] * yy[sv]) @ R)
@@ -527,7 +529,7 @@ class SMO:
         bad = ~np.isfinite(Cv) | (Cv <= 0)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"C must be positive and finite; C[{i}] = {Cv[i]!r}")
+            raise ValueError(f"C must be positive and finite; C[{i}] = {float(Cv[i])!r}")
         return Cv
 
     @staticmethod
@@ -550,7 +552,8 @@ class SMO:
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"alpha0 is outside the box [0, C]: alpha0[{i}] = {a[i]!r}, C = {C[i]!r} "
+                f"alpha0 is outside the box [0, C]: alpha0[{i}] = {float(a[i])!r}, "
+                f"C = {float(C[i])!r} "
                 "(feasible_start() makes a feasible warm start from any guess)"
             )
         a = np.clip(a, 0.0, C)
@@ -558,7 +561,9 @@ class SMO:
         outside[active] = False
         if np.any(a[outside] != 0.0):
             i = int(np.flatnonzero(outside & (a != 0.0))[0])
-            raise ValueError(f"alpha0 must be zero off the active set; alpha0[{i}] = {a[i]!r}")
+            raise ValueError(
+                f"alpha0 must be zero off the active set; alpha0[{i}] = {float(a[i])!r}"
+            )
         s = float(y @ a)
         if abs(s) > 1e-9 * max(1.0, float(a.sum())):
             raise ValueError(
