@@ -1,0 +1,131 @@
+"""A study killed with SIGKILL part-way resumes and ends with exactly the uninterrupted results."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+
+import pandas as pd
+import pytest
+
+from svmtune.study import load_study
+
+from ._toys import stable
+
+STUDY_FILE = textwrap.dedent(
+    '''
+    """A study whose cells take a moment (an objective defined here, slowed down)."""
+    import os
+    import time
+
+    from svmtune.kernels import RBF
+    from svmtune.objectives import BoundObjective, LOOEstimate, Objective, Outcome
+    from svmtune.study import Method, Study
+    from svmtune.tuners import Grid
+
+
+    class Slow(Objective):
+        def __init__(self, *, model, seconds):
+            self.model = model
+            self.seconds = seconds
+
+        def _bind(self, X, y, kernel, space):
+            inner = LOOEstimate(model=self.model).bind(X, y, kernel=kernel)
+            return SlowBound(self, X, y, kernel, space, inner)
+
+
+    class SlowBound(BoundObjective):
+        def __init__(self, objective, X, y, kernel, space, inner):
+            super().__init__(objective, X, y, kernel, space)
+            self.inner = inner
+
+        def _evaluate(self, params):
+            time.sleep(self.objective.seconds)
+            ev = self.inner.evaluate(params)
+            return Outcome(ev.value, ev.cost.kernel_evals)
+
+        def classifier(self, params):
+            return self.inner.classifier(params)
+
+
+    SECONDS = float(os.environ.get("KILLME_SECONDS", "0"))
+
+    study = Study(
+        "killme",
+        datasets=["heart", "sonar"],
+        split="fischetti",
+        n_splits=3,
+        seed=11,
+        methods={
+            "slow-LOO2": Method(Slow(model="loo2", seconds=SECONDS), Grid(n_points=3), RBF()),
+            "slow-LOO3": Method(Slow(model="loo3", seconds=SECONDS), Grid(n_points=3), RBF()),
+        },
+    )
+    '''
+)
+N_CELLS = 12
+
+
+def count_cells(db) -> int:
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
+def test_sigkill_part_way_then_resume_gives_every_cell_once_with_the_same_values(tmp_path):
+    """The killed run is slowed down (0.25 s per evaluation) so that the kill lands part-way;
+    the resume and the reference run are not (the values do not depend on the sleep)."""
+    path = tmp_path / "killme.py"
+    path.write_text(STUDY_FILE)
+    db = tmp_path / "killed.db"
+    url = f"sqlite:///{db}"
+    cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", url]
+    cmd += ["--n-jobs", "2", "--no-progress", "--output", str(tmp_path / "out")]
+    env = {**os.environ, "KILLME_SECONDS": "0.25"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while count_cells(db) < 2:
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "the study wrote no cells"
+            time.sleep(0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+    assert proc.returncode == -signal.SIGKILL
+    n_killed = count_cells(db)
+    assert 2 <= n_killed < N_CELLS, "the kill should land part-way"
+
+    study = load_study(path)
+    before = stable(study.results(storage=url))
+    calls = []
+    study.run(n_jobs=2, storage=url, progress=lambda *a: calls.append(a))
+    assert len(calls) == N_CELLS - n_killed  # only the missing cells ran
+
+    with sqlite3.connect(db) as conn:
+        counts = conn.execute(
+            "SELECT dataset, split, method, COUNT(*) FROM cells GROUP BY dataset, split, method"
+        ).fetchall()
+        n_trace = conn.execute("SELECT COUNT(*) FROM traces").fetchone()[0]
+    assert len(counts) == N_CELLS and all(c[3] == 1 for c in counts)
+    assert n_trace == 3 * N_CELLS  # no half-written trace
+
+    resumed = stable(study.results(storage=url))
+    reference = load_study(path).run(n_jobs=2, storage=f"sqlite:///{tmp_path / 'ref.db'}")
+    pd.testing.assert_frame_equal(resumed, stable(reference.results()))
+    # the cells stored before the kill were not touched by the resume
+    merged = before.merge(resumed, on=["dataset", "split", "method"], suffixes=("", "_after"))
+    assert len(merged) == n_killed
+    assert (merged["test_error"] == merged["test_error_after"]).all()
