@@ -1,0 +1,152 @@
+"""KFoldCV: the pooled CV error against brute force, seeding, parallel folds, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.svm import SVC as LibSVC
+
+from svmtune import SVC
+from svmtune.kernels import RBF, Linear
+from svmtune.objectives import KFoldCV
+from svmtune.tuners import Grid
+from tests.solvers._data import real_split
+
+GRID = Grid(values={"C": [0.3, 1.0, 3.0, 10.0], "gamma": [0.003, 0.01, 0.03, 0.1]})
+
+
+@pytest.fixture(scope="module")
+def heart() -> tuple[np.ndarray, np.ndarray]:
+    X, y, _, _ = real_split("heart")
+    return X, y
+
+
+def _brute_force_errors(X, y, folds, C, gamma) -> int:
+    errors = 0
+    for tr, va in folds:
+        clf = LibSVC(C=C, gamma=gamma, tol=1e-3).fit(X[tr], y[tr])
+        errors += int(np.sum(clf.predict(X[va]) != y[va]))
+    return errors
+
+
+@pytest.mark.parametrize("params", [{"C": 1.0, "gamma": 0.01}, {"C": 10.0, "gamma": 0.1}])
+def test_value_is_the_pooled_cv_error(heart, params) -> None:
+    X, y = heart
+    bound = KFoldCV(k=5, seeding=False).bind(X, y, kernel=RBF())
+    ev = bound.evaluate(params)
+    brute = _brute_force_errors(X, y, bound.folds, params["C"], params["gamma"])
+    # Equal up to a point within the solvers' tolerance of the boundary.
+    assert abs(ev.info["errors"] - brute) <= 1
+    assert ev.value == ev.info["errors"] / y.size
+    assert ev.cost.kernel_evals == y.size**2  # one Gram matrix for all five folds
+    assert ev.cost.iterations > 0 and ev.info["converged"]
+
+
+def test_folds_are_stratified_seeded_and_partition_the_data(heart) -> None:
+    X, y = heart
+    folds = KFoldCV(k=5, random_state=3).bind(X, y, kernel=RBF()).folds
+    again = KFoldCV(k=5, random_state=3).bind(X, y, kernel=RBF()).folds
+    other = KFoldCV(k=5, random_state=4).bind(X, y, kernel=RBF()).folds
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(folds, again, strict=True))
+    assert not all(np.array_equal(a[1], b[1]) for a, b in zip(folds, other, strict=True))
+    assert np.array_equal(np.sort(np.concatenate([va for _, va in folds])), np.arange(y.size))
+    pos = [int(np.sum(y[va] > 0)) for _, va in folds]
+    assert max(pos) - min(pos) <= 1
+    assert all(np.intersect1d(tr, va).size == 0 for tr, va in folds)
+
+
+def test_search_space_is_C_and_the_kernel_parameters(heart) -> None:
+    X, y = heart
+    assert KFoldCV.needs_C
+    assert KFoldCV().search_space(RBF()).names == ("C", "gamma")
+    assert KFoldCV().search_space(Linear()).names == ("C",)
+    ev = KFoldCV(k=3).bind(X, y, kernel=Linear()).evaluate({"C": 0.1})
+    assert 0.0 <= ev.value < 0.3
+
+
+def test_seeding_saves_iterations_on_a_grid_and_changes_no_value(heart) -> None:
+    X, y = heart
+    hinge = Grid(n_points=5)  # Fischetti's HINGE baseline: 5x5 grid, 5-fold CV
+    seeded = hinge.tune(KFoldCV(k=5), X, y, kernel=RBF())
+    cold = hinge.tune(KFoldCV(k=5, seeding=False), X, y, kernel=RBF())
+    it_seeded = int(seeded.trace["iterations"].sum())
+    it_cold = int(cold.trace["iterations"].sum())
+    assert it_seeded < 0.85 * it_cold  # about 0.77 on heart
+    assert np.array_equal(seeded.trace["value"], cold.trace["value"])
+    assert seeded.best_params == cold.best_params
+    assert np.array_equal(seeded.trace["kernel_evals"], cold.trace["kernel_evals"])
+
+
+def test_parallel_folds_give_the_same_evaluations(heart) -> None:
+    X, y = heart
+    one = GRID.tune(KFoldCV(k=5, n_jobs=1), X, y, kernel=RBF())
+    two = GRID.tune(KFoldCV(k=5, n_jobs=2), X, y, kernel=RBF())
+    for col in ("value", "iterations", "kernel_evals"):
+        assert np.array_equal(one.trace[col], two.trace[col]), col
+
+
+def test_classifier_is_the_svm_on_all_training_data(heart) -> None:
+    X, y = heart
+    _, _, Xt, _ = real_split("heart")
+    bound = KFoldCV().bind(X, y, kernel=RBF())
+    clf = bound.classifier({"C": 2.0, "gamma": 0.02})
+    ref = SVC(C=2.0, kernel_params={"gamma": 0.02}).fit(X, y)
+    assert np.allclose(clf.decision_function(Xt), ref.decision_function(Xt))
+    assert np.array_equal(clf.vectors, ref.support_vectors_)
+
+
+def test_small_memory_budget_trains_each_fold_on_cached_rows(heart) -> None:
+    X, y = heart
+    params = {"C": 1.0, "gamma": 0.02}
+    full = KFoldCV(seeding=False).bind(X, y, kernel=RBF())
+    small = KFoldCV(seeding=False, memory_budget=8 * y.size * 50).bind(X, y, kernel=RBF())
+    assert full.prepared is not None and small.prepared is None
+    a, b = full.evaluate(params), small.evaluate(params)
+    assert abs(a.info["errors"] - b.info["errors"]) <= 1
+    assert b.cost.kernel_evals > 0 and b.cost.kernel_evals != a.cost.kernel_evals
+    clf = small.classifier(params)
+    assert np.allclose(
+        clf.decision_function(X[:20]), full.classifier(params).decision_function(X[:20]), atol=1e-3
+    )
+
+
+def test_seeded_evaluation_order_does_not_change_values(heart) -> None:
+    X, y = heart
+    points = GRID.candidates(KFoldCV().search_space(RBF()))
+    bound = KFoldCV().bind(X, y, kernel=RBF())
+    forward = [bound.evaluate(p).value for p in points]
+    backward = KFoldCV().bind(X, y, kernel=RBF())
+    reverse = [backward.evaluate(p).value for p in points[::-1]][::-1]
+    assert forward == reverse
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"k": 1}, "k must be an integer >= 2"),
+        ({"k": 2.5}, "k must be an integer >= 2"),
+        ({"k": 1000}, "needs at least 1000 points of each class"),
+        ({"n_jobs": 0}, "n_jobs must be a non-zero integer"),
+        ({"tol": -1.0}, "tol must be a positive"),
+        ({"max_seeds": 0}, "max_seeds must be a positive integer"),
+    ],
+)
+def test_bad_options(heart, options, match) -> None:
+    X, y = heart
+    with pytest.raises(ValueError, match=match):
+        KFoldCV(**options).bind(X, y, kernel=RBF())
+
+
+def test_bad_parameters_and_data(heart) -> None:
+    X, y = heart
+    bound = KFoldCV().bind(X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="C=-1.0 is outside its bounds"):
+        bound.evaluate({"C": -1.0, "gamma": 0.1})
+    with pytest.raises(ValueError, match="missing \\['gamma'\\]"):
+        bound.evaluate({"C": 1.0})
+    with pytest.raises(ValueError, match="single class"):
+        KFoldCV().bind(X, np.ones_like(y), kernel=RBF())
+    bad = X.copy()
+    bad[0, 0] = np.nan
+    with pytest.raises(ValueError, match="non-finite"):
+        KFoldCV().bind(bad, y, kernel=RBF())
