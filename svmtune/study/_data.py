@@ -71,10 +71,19 @@ def cell_seed(study_seed: int, dataset: str, split: int, method: str) -> int:
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """One data set of a study: its name and, unless bundled, the callable that makes it."""
+    """One data set of a study: its name and, unless bundled, the callable that makes it.
+
+    ``source`` is the bundled name when it differs from the study's name for the data set
+    (``datasets={"Breast": "wisconsin"}``).
+    """
 
     name: str
     loader: Loader | None = None
+    source: str | None = None
+
+    @property
+    def bundled_name(self) -> str:
+        return self.source or self.name
 
     @property
     def bundled(self) -> bool:
@@ -84,7 +93,7 @@ class DatasetSpec:
         if self.loader is None:
             from svmtune.datasets import load
 
-            X, y = load(self.name)
+            X, y = load(self.bundled_name)
         else:
             out = self.loader()
             if not (isinstance(out, tuple) and len(out) == 2):
@@ -99,7 +108,7 @@ class DatasetSpec:
         if protocol == "ratsch":
             from svmtune.datasets import ratsch_split
 
-            parts = ratsch_split(self.name, seed)
+            parts = ratsch_split(self.bundled_name, seed)
         else:
             X, y = self.load()
             if callable(protocol):
@@ -166,7 +175,7 @@ def resolve_datasets(
                     f"unknown data set {d!r}; bundled data sets are {known} "
                     "(or pass a callable returning (X, y))"
                 )
-            specs.append(DatasetSpec(d))
+            specs.append(DatasetSpec(name, source=None if d == name else d))
         elif callable(d):
             specs.append(DatasetSpec(name, d))
         else:

@@ -34,8 +34,13 @@ class Study:
 
     A *cell* is one (data set, split, method): split the data, tune the method's objective with
     its tuner over its kernel's parameters on the training part, measure the tuned classifier's
-    error on the test part. Every finished cell is written at once to a SQL database; running
-    the study again skips the stored cells, so an interrupted study resumes where it stopped.
+    error on the test part. Its costs (``wall_s``, ``cpu_s``, kernel evaluations, solver
+    iterations) are those of the tuning run (``TuningResult.total_cost``); one-time costs of a
+    worker process (numba compilation) are paid before its first timed run of each method, by
+    an untimed run on 20 training points.
+
+    Every finished cell is written at once to a SQL database; running the study again skips the
+    stored cells, so an interrupted study resumes where it stopped.
 
     Parameters
     ----------
@@ -43,7 +48,7 @@ class Study:
         Key of the study in the storage (letters, digits, ``_ . + -``).
     datasets : list of (str or callable) or dict name -> (str or callable)
         Bundled data set names (``svmtune datasets`` lists them) or callables returning
-        ``(X, y)`` with labels in {-1, +1}.
+        ``(X, y)`` with labels in {-1, +1}; a dict names them (``{"Breast": "wisconsin"}``).
     methods : dict name -> Method
         The compared methods.
     split : {"fischetti", "ratsch", "holdout"} or callable, default "holdout"
@@ -192,7 +197,7 @@ class Study:
                     f"the 'ratsch' split protocol needs bundled data sets; {spec.name!r} is a "
                     "callable"
                 )
-            ratsch_indices(spec.name, 0)  # ValueError naming the valid names
+            ratsch_indices(spec.bundled_name, 0)  # ValueError naming the valid names
 
     def definition(self) -> dict[str, Any]:
         """A JSON-able summary of the study (what the storage keeps in ``studies``)."""
