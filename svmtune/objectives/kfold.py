@@ -72,7 +72,8 @@ class KFoldCV(Objective):
     k : int, default 5
         Number of folds (each class needs at least ``k`` points).
     random_state : int, SeedSequence, Generator or None, default 0
-        Seed of the stratified fold assignment.
+        Seed of the stratified fold assignment (:func:`svmtune.datasets.stratified_kfold`);
+        None draws fresh entropy.
     tol : float, default 1e-3
         SMO's KKT-gap tolerance.
     seeding : bool, default True
@@ -151,7 +152,8 @@ class KFoldCV(Objective):
             check_kernel=False,
         )
         solver._check_options()
-        folds = stratified_kfold(y, int(self.k), self.random_state)
+        seed = np.random.SeedSequence() if self.random_state is None else self.random_state
+        folds = stratified_kfold(y, int(self.k), seed)
         n = X.shape[0]
         # The distances and the Gram matrix live side by side during an evaluation.
         prepared = kernel.prepare(X) if 16 * n * n <= self.memory_budget else None
@@ -265,8 +267,9 @@ class _BoundKFoldCV(BoundObjective):
         todo = list(range(k))
         if self.objective.seeding and all(s is None for s in seeds):
             # First evaluation: fold 0 cold, the others seeded from it.
-            results[0] = self._solve_fold(0, C, kp, K, None)
-            seeds = [results[0][0].alpha] * k
+            first = self._solve_fold(0, C, kp, K, None)
+            results[0] = first
+            seeds = [first[0].alpha] * k
             todo = todo[1:]
         done = Parallel(n_jobs=self.objective.n_jobs, prefer="threads")(
             delayed(self._solve_fold)(f, C, kp, K, seeds[f]) for f in todo

@@ -1,5 +1,6 @@
 """Solvers: SMO for the SVM dual (numba loops), and the machinery other objectives build on."""
 
+from svmtune.solvers.kernel_rows import FullGram
 from svmtune.solvers.smo import (
     SMO,
     KernelRows,
@@ -12,6 +13,7 @@ from svmtune.solvers.smo import (
 
 __all__ = [
     "SMO",
+    "FullGram",
     "KernelRows",
     "SMOResult",
     "SMORun",

@@ -71,9 +71,34 @@ def as_f8_2d(K: ArrayLike) -> NDArray[np.float64]:
 
 
 class FullGram:
-    """The whole Gram matrix as the row store (every row present)."""
+    """The whole Gram matrix as SMO's row store (every row present).
 
-    def __init__(self, K: NDArray[np.float64]) -> None:
+    Made by SMO for a Gram matrix it is given; make one yourself to run many solves on the same
+    matrix (e.g. leave-one-out retraining with ``active``) without checking and wrapping it
+    again each time.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Used without a copy when C-contiguous, writeable float64.
+    check : bool, default True
+        Run :func:`check_gram` once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> store = FullGram(np.array([[1.0, 0.5], [0.5, 1.0]]))
+    >>> store.n, store.diag.tolist()
+    (2, [1.0, 1.0])
+    """
+
+    def __init__(self, K: ArrayLike, *, check: bool = True) -> None:
+        Ka = np.asarray(K)
+        if Ka.ndim != 2 or Ka.shape[0] != Ka.shape[1]:
+            raise ValueError(f"Gram matrix must be square; got shape {Ka.shape}")
+        K = as_f8_2d(Ka)
+        if check:
+            check_gram(K)
         n = K.shape[0]
         self.n = n
         self.rows = K

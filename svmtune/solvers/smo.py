@@ -48,6 +48,7 @@ from svmtune.solvers.kernel_rows import (
 
 __all__ = [
     "SMO",
+    "FullGram",
     "KernelRows",
     "SMOResult",
     "SMORun",
@@ -374,7 +375,7 @@ class SMO:
     def _store(
         self,
         n: int,
-        gram: ArrayLike | KernelRows | None,
+        gram: ArrayLike | FullGram | KernelRows | None,
         kernel: KernelModel | None,
         params: Mapping[str, float] | None,
         X: ArrayLike | None,
@@ -382,16 +383,16 @@ class SMO:
         if gram is not None:
             if kernel is not None or params is not None or X is not None:
                 raise ValueError("give either gram or (kernel, params, X), not both")
-            if isinstance(gram, KernelRows):
+            if isinstance(gram, KernelRows | FullGram):
                 if gram.n != n:
-                    raise ValueError(f"kernel rows are for {gram.n} points but y has {n} labels")
+                    raise ValueError(
+                        f"the kernel store is for {gram.n} points but y has {n} labels"
+                    )
                 return gram, 0
             K = as_f8_2d(gram)
             if K.shape != (n, n):
                 raise ValueError(f"gram must have shape ({n}, {n}) to match y; got {K.shape}")
-            if self.check_kernel:
-                check_gram(K)
-            return FullGram(K), 0
+            return FullGram(K, check=self.check_kernel), 0
         if kernel is None or params is None or X is None:
             raise ValueError("give gram, or all of kernel, params and X")
         Xc = check_X(X)
@@ -403,7 +404,7 @@ class SMO:
             K = as_f8_2d(kernel.prepare(Xc).gram(params))
             if self.check_kernel:
                 check_gram(K, name=f"Gram matrix of {kernel!r}")
-            return FullGram(K), n * n
+            return FullGram(K, check=False), n * n
         rows = KernelRows(
             kernel, params, Xc, memory_budget=self.memory_budget, check=self.check_kernel
         )
@@ -414,7 +415,7 @@ class SMO:
         y: ArrayLike,
         *,
         C: float | ArrayLike,
-        gram: ArrayLike | KernelRows | None = None,
+        gram: ArrayLike | FullGram | KernelRows | None = None,
         kernel: KernelModel | None = None,
         params: Mapping[str, float] | None = None,
         X: ArrayLike | None = None,
@@ -466,7 +467,7 @@ class SMO:
         y: ArrayLike,
         *,
         C: float | ArrayLike,
-        gram: ArrayLike | KernelRows | None = None,
+        gram: ArrayLike | FullGram | KernelRows | None = None,
         kernel: KernelModel | None = None,
         params: Mapping[str, float] | None = None,
         X: ArrayLike | None = None,
@@ -483,8 +484,9 @@ class SMO:
             Labels in {-1, +1}.
         C : float or array of shape (n,)
             Upper bound of every ``alpha_i`` (or one per point).
-        gram : array of shape (n, n) or KernelRows, optional
-            The kernel matrix (no kernel evaluations are counted for it), or a row cache.
+        gram : array of shape (n, n), FullGram or KernelRows, optional
+            The kernel matrix (no kernel evaluations are counted for it), the same wrapped once
+            for many solves (:class:`~svmtune.solvers.kernel_rows.FullGram`), or a row cache.
         kernel, params, X : optional
             Instead of ``gram``: the kernel model, its parameters and the points. The full Gram
             matrix is built while ``8 n^2 <= memory_budget``, else rows are computed on demand.

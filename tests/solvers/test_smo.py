@@ -10,6 +10,7 @@ from sklearn.svm import SVC as LibSVC
 from svmtune.kernels import RBF
 from svmtune.solvers import (
     SMO,
+    FullGram,
     KernelRows,
     SMOResult,
     check_gram,
@@ -154,7 +155,9 @@ def test_active_subset_equals_solving_without_the_point() -> None:
     r = int(full.support[0])
     keep = np.delete(np.arange(y.size), r)
     seeded = feasible_start(full.alpha, y, 1.0, active=keep)
-    sub = SMO().solve(y, C=1.0, gram=K, active=keep, alpha0=seeded)
+    store = FullGram(K)  # checked and wrapped once for many solves
+    sub = SMO().solve(y, C=1.0, gram=store, active=keep, alpha0=seeded)
+    assert SMO().solve(y, C=1.0, gram=store).objective == full.objective
     ref = SMO().solve(y[keep], C=1.0, gram=K[np.ix_(keep, keep)])
     assert sub.alpha[r] == 0.0
     assert sub.objective == pytest.approx(ref.objective, rel=1e-5)
