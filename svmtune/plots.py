@@ -51,7 +51,7 @@ def _markers(methods: Sequence[str]) -> dict[str, str]:
 
 
 def _grid(n: int, *, width: float = 4.6, height: float = 3.6) -> tuple[Figure, list[Axes]]:
-    ncols = min(3, max(n, 1))
+    ncols = 2 if n == 4 else min(3, max(n, 1))
     nrows = max(1, math.ceil(n / ncols))
     fig_width = max(width * ncols + 0.6, 7.0)
     fig = Figure(figsize=(fig_width, height * nrows + 1.2), layout="constrained")
@@ -204,7 +204,7 @@ def plot_error_vs_time(
                 if lab not in labels:
                     handles.append(h)
                     labels.append(lab)
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels) or 1))
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(5, len(labels) or 1))
     fig.suptitle(
         title
         or "Test error vs compute time per data set "
@@ -294,7 +294,7 @@ def plot_best_so_far(
                 if lab not in labels:
                     handles.append(h)
                     labels.append(lab)
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(4, len(labels) or 1))
+        fig.legend(handles, labels, loc="outside lower center", ncols=min(5, len(labels) or 1))
     fig.suptitle(
         title
         or "Best objective value found so far vs elapsed time\n"
