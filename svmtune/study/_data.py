@@ -105,6 +105,7 @@ class DatasetSpec:
 
     def split(self, protocol: str | Splitter, split: int, seed: int, *, test_size: float) -> Arrays:
         """``(X_train, y_train, X_test, y_test)`` of split number ``split``."""
+        parts: tuple[Any, ...]
         if protocol == "ratsch":
             from svmtune.datasets import ratsch_split
 
@@ -112,7 +113,7 @@ class DatasetSpec:
         else:
             X, y = self.load()
             if callable(protocol):
-                parts = protocol(X, y, seed)
+                parts = tuple(protocol(X, y, seed))
             elif protocol == "fischetti":
                 from svmtune.datasets import fischetti_split
 

@@ -232,7 +232,7 @@ class Storage:
                         name=name, seed=int(seed), definition=text, created_at=now, updated_at=now
                     )
                 )
-                return int(res.inserted_primary_key[0])
+                return _new_id(res)
             old = json.loads(row.definition)
             if int(row.seed) != int(seed):
                 raise ValueError(
@@ -314,7 +314,7 @@ class Storage:
                     finished_at=rec.finished_at,
                 )
             )
-            cell_id = int(res.inserted_primary_key[0])
+            cell_id = _new_id(res)
             rows = list(_trace_rows(cell_id, rec.trace))
             if rows:
                 conn.execute(traces_table.insert(), rows)
@@ -366,6 +366,13 @@ class Storage:
         for col in ("value", "best_value", "wall_s", "cpu_s", "cum_wall_s", "cum_cpu_s"):
             df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
         return df
+
+
+def _new_id(result: sa.CursorResult[Any]) -> int:
+    key = result.inserted_primary_key
+    if key is None:  # pragma: no cover - every dialect returns it for an autoincrement key
+        raise RuntimeError("the database did not return the new row's id")
+    return int(key[0])
 
 
 def _trace_rows(cell_id: int, trace: pd.DataFrame) -> Iterable[dict[str, Any]]:
