@@ -114,6 +114,9 @@ CELL_COLUMNS = (
 )
 
 
+_MEMORY_ENGINES: dict[str, Engine] = {}
+
+
 def default_storage_url(study_name: str) -> str:
     """``sqlite:///results/<study>.db``, relative to the current directory."""
     return f"sqlite:///results/{study_name}.db"
@@ -158,7 +161,8 @@ class Storage:
     Parameters
     ----------
     url : str
-        Any SQLAlchemy URL; for a SQLite file the parent directory is created.
+        Any SQLAlchemy URL; for a SQLite file the parent directory is created. ``"sqlite://"``
+        is an in-memory database, shared by every Storage of this process with the same URL.
 
     Examples
     --------
@@ -176,13 +180,20 @@ class Storage:
                 f"cannot open storage {self.url!r}: not a database URL ({exc})"
             ) from exc
         self.display_url = parsed.render_as_string(hide_password=True)
+        db = parsed.database
+        self.in_memory = parsed.get_backend_name() == "sqlite" and db in (None, "", ":memory:")
         try:
-            db = parsed.database
-            if parsed.get_backend_name() == "sqlite" and db not in (None, "", ":memory:"):
-                Path(str(db)).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            self.engine: Engine = sa.create_engine(parsed)
-            if self.engine.dialect.name == "sqlite":
-                sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+            if self.in_memory:
+                # one database per URL for the life of the process (each engine would get its own)
+                if self.url not in _MEMORY_ENGINES:
+                    _MEMORY_ENGINES[self.url] = sa.create_engine(parsed, poolclass=sa.StaticPool)
+                self.engine: Engine = _MEMORY_ENGINES[self.url]
+            else:
+                if parsed.get_backend_name() == "sqlite":
+                    Path(str(db)).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                self.engine = sa.create_engine(parsed)
+                if self.engine.dialect.name == "sqlite":
+                    sa.event.listen(self.engine, "connect", _sqlite_pragmas)
             _metadata.create_all(self.engine)
         except Exception as exc:
             raise ValueError(f"cannot open storage {self.display_url!r}: {exc}") from exc
@@ -191,7 +202,9 @@ class Storage:
         return f"Storage({self.display_url!r})"
 
     def close(self) -> None:
-        self.engine.dispose()
+        """Release the connections (an in-memory database stays until the process ends)."""
+        if not self.in_memory:
+            self.engine.dispose()
 
     # -- studies ----------------------------------------------------------------------------
     def study_names(self) -> list[str]:

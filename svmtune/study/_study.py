@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
@@ -25,6 +26,19 @@ from svmtune.study._results import summary_table
 from svmtune.study._storage import Storage, default_storage_url
 
 __all__ = ["Study"]
+
+
+def _only(df: pd.DataFrame, keys: set[tuple[str, int, str]]) -> pd.DataFrame:
+    """The rows of ``df`` whose (dataset, split, method) is in ``keys``."""
+    mask = np.array(
+        [
+            (d, int(s), m) in keys
+            for d, s, m in zip(df["dataset"], df["split"], df["method"], strict=True)
+        ],
+        dtype=bool,
+    )
+    return df.loc[mask].reset_index(drop=True)
+
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
@@ -341,11 +355,7 @@ class Study:
         finally:
             store.close()
         keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
-        mask = [
-            (d, int(s), m) in keys
-            for d, s, m in zip(df["dataset"], df["split"], df["method"], strict=True)
-        ]
-        return df[mask].reset_index(drop=True)
+        return _only(df, keys)
 
     def traces(self, *, storage: str | None = None) -> pd.DataFrame:
         """Every evaluation of every stored cell, with the cell's key."""
@@ -355,11 +365,7 @@ class Study:
         finally:
             store.close()
         keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
-        mask = [
-            (d, int(s), m) in keys
-            for d, s, m in zip(df["dataset"], df["split"], df["method"], strict=True)
-        ]
-        return df[mask].reset_index(drop=True)
+        return _only(df, keys)
 
     def summary(self, *, storage: str | None = None) -> pd.DataFrame:
         """The papers' table: mean and sd per data set x method, averages, estimate error."""

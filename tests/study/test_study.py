@@ -211,3 +211,20 @@ def test_best_params_are_stored_as_json(url):
         raw = conn.exec_driver_sql("SELECT best_params FROM cells").scalars().all()
     store.close()
     assert all(set(json.loads(r)) == {"gamma"} for r in raw)
+
+
+def test_results_before_running_are_empty_with_the_columns(url):
+    res = heart_study(url).results()
+    assert res.empty and {"dataset", "split", "method", "status", "test_error"} <= set(res.columns)
+
+
+def test_an_in_memory_storage_lives_as_long_as_the_process():
+    study = Study(
+        "mem",
+        datasets=[blobs],
+        split=halves,
+        n_splits=2,
+        methods={"LOO2+grid": LOO2_GRID},
+        storage="sqlite://",
+    ).run()
+    assert len(study.results()) == 2 and len(study.traces()) == 10
