@@ -259,8 +259,14 @@ class Study:
 
     # -- running ---------------------------------------------------------------------------
     def storage_url(self, storage: str | None = None) -> str:
-        """The database URL in use: ``storage``, else the study's, else the default."""
-        return storage or self.storage or default_storage_url(self.name)
+        """The database URL in use: ``storage``, else the last run's (``storage_``), else the
+        study's ``storage``, else the default ``sqlite:///results/<name>.db``."""
+        return (
+            storage
+            or getattr(self, "storage_", None)
+            or self.storage
+            or default_storage_url(self.name)
+        )
 
     def open_storage(self, storage: str | None = None) -> Storage:
         return Storage(self.storage_url(storage))
@@ -281,7 +287,8 @@ class Study:
             Parallel cells through joblib (``-1``: all cores, or all dask workers inside
             ``joblib.parallel_config(backend="dask")``).
         storage : str, optional
-            SQLAlchemy URL; overrides the study's ``storage`` for this call and later reads.
+            SQLAlchemy URL; overrides the study's ``storage``. The URL used is kept in
+            ``storage_`` for later reads (``results()``, ``traces()``, ``summary()``).
         retry_failed : bool, default False
             Run again the cells stored as failed or timed out (their rows are replaced).
         progress : bool or callable, default False
@@ -298,9 +305,18 @@ class Study:
             Before any cell runs, if the definition is bad or the storage cannot be opened.
         """
         tasks = self._tasks()  # validates everything first
-        if storage is not None:
-            self.storage = storage
-        store = self.open_storage()
+        payloads = {}
+        for t in tasks:
+            try:
+                payloads[t.key] = dump_task(t)
+            except Exception as exc:
+                raise ValueError(
+                    f"cannot send cell {t.key.dataset}/{t.key.split}/{t.key.method} to a worker: "
+                    f"{exc!r} (data-set callables and methods must be picklable by cloudpickle)"
+                ) from exc
+        url = self.storage_url(storage)
+        store = Storage(url)
+        self.storage_ = url
         try:
             study_id = store.register_study(self.name, self.seed, self.definition())
             done = store.finished(self.name)
@@ -314,7 +330,7 @@ class Study:
 
                 bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=self.name)
             try:
-                for rec in self._execute(todo, n_jobs):
+                for rec in self._execute(todo, payloads, n_jobs):
                     store.write_cell(study_id, rec, replace=retry_failed)
                     n_done += 1
                     if bar is not None:
@@ -334,10 +350,12 @@ class Study:
         return self
 
     @staticmethod
-    def _execute(tasks: list[CellTask], n_jobs: int | None) -> Iterator[CellRecord]:
+    def _execute(
+        tasks: list[CellTask], payloads: Mapping[CellKey, bytes], n_jobs: int | None
+    ) -> Iterator[CellRecord]:
         if not tasks:
             return
-        calls = (delayed(run_payload)(t.key, t.seed, dump_task(t)) for t in tasks)
+        calls = (delayed(run_payload)(t.key, t.seed, payloads[t.key]) for t in tasks)
         if n_jobs == 1:
             for call in calls:
                 fn, args, kwargs = call

@@ -104,3 +104,18 @@ def test_a_changed_seed_is_refused_on_the_same_storage(tmp_path):
         make(tmp_path, datasets=[blobs], split=halves, seed=1).run()
     with pytest.raises(ValueError, match="was run with split='halves'"):
         make(tmp_path, datasets=[blobs], split="holdout").run()
+
+
+def test_an_unpicklable_data_set_fails_before_any_cell_runs(tmp_path):
+    import threading
+
+    lock = threading.Lock()
+
+    def locked():
+        with lock:
+            return blobs()
+
+    study = make(tmp_path, datasets=[locked], split=halves)
+    with pytest.raises(ValueError, match="cannot send cell locked/0/LOO2\\+grid to a worker"):
+        study.run()
+    assert ran_nothing(tmp_path)
