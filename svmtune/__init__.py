@@ -2,8 +2,9 @@
 
 from svmtune.classifier import KernelExpansion
 from svmtune.space import Param, SearchSpace
+from svmtune.study import Method, Study
 from svmtune.svc import SVC
 
 __version__ = "0.1.0"
 
-__all__ = ["SVC", "KernelExpansion", "Param", "SearchSpace", "__version__"]
+__all__ = ["SVC", "KernelExpansion", "Method", "Param", "SearchSpace", "Study", "__version__"]
