@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from svmtune.objectives._evaluation import Status
@@ -104,8 +105,6 @@ def _warm_up(method: Method, X: Any, y: Any) -> None:
     if key in _WARMED:
         return
     _WARMED.add(key)
-    import numpy as np
-
     idx = np.r_[np.flatnonzero(y < 0)[:10], np.flatnonzero(y > 0)[:10]]
     tuner = copy.copy(method.tuner)
     tuner.max_evals = 3
