@@ -93,6 +93,16 @@ def _limited_tuner(method: Method, max_seconds: float | None) -> tuple[Any, bool
     return tuner, True
 
 
+def _seeded_objective(method: Method, seed: int) -> Any:
+    """The objective, with ``random_state=seed`` if it has a ``random_state`` left as None (so
+    that, e.g., k-fold CV's folds are reproducible per cell)."""
+    objective = method.objective
+    if hasattr(objective, "random_state") and objective.random_state is None:
+        objective = copy.copy(objective)
+        objective.random_state = seed
+    return objective
+
+
 #: Methods this process has run once already (see :func:`_warm_up`).
 _WARMED: set[str] = set()
 
@@ -129,10 +139,9 @@ def run_cell(task: CellTask) -> CellRecord:
         rec.n_train, rec.n_test = int(Xtr.shape[0]), int(Xte.shape[0])
         _warm_up(task.method, Xtr, ytr)
         tuner, limited = _limited_tuner(task.method, task.max_seconds)
+        objective = _seeded_objective(task.method, task.seed)
         t0 = time.perf_counter()
-        result = tuner.tune(
-            task.method.objective, Xtr, ytr, kernel=task.method.kernel, random_state=task.seed
-        )
+        result = tuner.tune(objective, Xtr, ytr, kernel=task.method.kernel, random_state=task.seed)
         rec.test_error = float(result.best_classifier.error(Xte, yte))
         elapsed = time.perf_counter() - t0
     except Exception as exc:  # a failed cell is recorded and the study goes on

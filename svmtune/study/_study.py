@@ -73,7 +73,8 @@ class Study:
     seed : int, default 0
         The study seed; each cell's seeds derive from it and the cell's key alone
         (:func:`~svmtune.study.cell_seed`), so results depend neither on ``n_jobs`` nor on the
-        order cells run in.
+        order cells run in. The cell's seed is the tuner's ``random_state``, and the objective's
+        too when it has a ``random_state`` left as None (e.g. ``KFoldCV(random_state=None)``).
     test_size : float, default 0.3
         Test fraction of the ``"holdout"`` protocol.
     max_seconds : float, optional

@@ -228,3 +228,23 @@ def test_an_in_memory_storage_lives_as_long_as_the_process():
         storage="sqlite://",
     ).run()
     assert len(study.results()) == 2 and len(study.traces()) == 10
+
+
+def test_an_unseeded_objective_gets_the_cell_seed(tmp_path):
+    """KFoldCV(random_state=None) would draw fresh folds; in a study its folds are the cell's."""
+    from svmtune.objectives import KFoldCV
+
+    def run(db):
+        return Study(
+            "cv",
+            datasets=[blobs],
+            split=halves,
+            n_splits=2,
+            methods={"cv": Method(KFoldCV(k=3, random_state=None), Grid(n_points=3), RBF())},
+            storage=f"sqlite:///{tmp_path / db}",
+        ).run()
+
+    a, b = run("a.db"), run("b.db")
+    pd.testing.assert_frame_equal(stable(a.results()), stable(b.results()))
+    keep = ["split", "eval", "param_C", "param_gamma", "value"]
+    pd.testing.assert_frame_equal(a.traces()[keep], b.traces()[keep])
