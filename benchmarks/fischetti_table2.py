@@ -30,8 +30,17 @@ from svmtune.objectives import LOOEstimate
 from svmtune.tuners import DEFAULT_GRID_BOUNDS, Bisection
 
 # Fischetti's nine sets that we bundle ("Breast" is the Wisconsin breast-cancer set).
-DATASETS = ["australian", "wisconsin", "bupa", "german", "heart", "ionosphere", "pima",
-            "sonar", "wdbc"]
+DATASETS = [
+    "australian",
+    "wisconsin",
+    "bupa",
+    "german",
+    "heart",
+    "ionosphere",
+    "pima",
+    "sonar",
+    "wdbc",
+]
 MODELS = ["loo1", "loo2", "loo3"]
 # Paper's Table 2 test misclassification (%) on these nine sets, for reference.
 PAPER_MIS = {"HINGE": 17.73, "loo1": 19.52, "loo2": 17.72, "loo3": 16.81}
@@ -43,8 +52,13 @@ def run_loo(model: str, Xtr, ytr, Xte, yte) -> dict:
         LOOEstimate(model=model), Xtr, ytr, kernel=RBF()
     )
     err = res.best_classifier.error(Xte, yte)
-    return {"loo": 100 * res.best_value, "mis": 100 * err, "t": time.process_time() - t0,
-            "gamma": res.best_params["gamma"], "evals": len(res.trace)}
+    return {
+        "loo": 100 * res.best_value,
+        "mis": 100 * err,
+        "t": time.process_time() - t0,
+        "gamma": res.best_params["gamma"],
+        "evals": len(res.trace),
+    }
 
 
 def run_grid_search(Xtr, ytr, Xte, yte, seed: int) -> dict:
@@ -56,8 +70,13 @@ def run_grid_search(Xtr, ytr, Xte, yte, seed: int) -> dict:
     cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
     gs = GridSearchCV(SVC(kernel="rbf", tol=1e-3), grid, cv=cv, n_jobs=1).fit(Xtr, ytr)
     err = float(np.mean(gs.predict(Xte) != yte))
-    return {"loo": np.nan, "mis": 100 * err, "t": time.process_time() - t0,
-            "gamma": gs.best_params_["gamma"], "evals": 25}
+    return {
+        "loo": np.nan,
+        "mis": 100 * err,
+        "t": time.process_time() - t0,
+        "gamma": gs.best_params_["gamma"],
+        "evals": 25,
+    }
 
 
 def main(argv: list[str] | None = None) -> pd.DataFrame:
@@ -73,35 +92,59 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
         for seed in range(args.splits):
             Xtr, ytr, Xte, yte = fischetti_split(X, y, seed)
             for model in MODELS:
-                rows.append({"dataset": name, "split": seed, "method": model,
-                             **run_loo(model, Xtr, ytr, Xte, yte)})
+                rows.append(
+                    {
+                        "dataset": name,
+                        "split": seed,
+                        "method": model,
+                        **run_loo(model, Xtr, ytr, Xte, yte),
+                    }
+                )
             if not args.no_grid_search:
-                rows.append({"dataset": name, "split": seed, "method": "HINGE",
-                             **run_grid_search(Xtr, ytr, Xte, yte, seed)})
+                rows.append(
+                    {
+                        "dataset": name,
+                        "split": seed,
+                        "method": "HINGE",
+                        **run_grid_search(Xtr, ytr, Xte, yte, seed),
+                    }
+                )
         print(f"  done {name}", flush=True)
     df = pd.DataFrame(rows)
 
     g = df.groupby(["dataset", "method"], sort=False)
-    table = g.agg(loo=("loo", "mean"), loo_sd=("loo", "std"), mis=("mis", "mean"),
-                  mis_sd=("mis", "std"), t=("t", "mean")).unstack("method")
+    table = g.agg(
+        loo=("loo", "mean"),
+        loo_sd=("loo", "std"),
+        mis=("mis", "mean"),
+        mis_sd=("mis", "std"),
+        t=("t", "mean"),
+    ).unstack("method")
     methods = [m for m in ["HINGE", *MODELS] if m in df["method"].unique()]
     table = table.reindex(columns=methods, level=1)
     table = table.swaplevel(axis=1).sort_index(axis=1, level=0, sort_remaining=False)
     table = table[[(m, c) for m in methods for c in ["loo", "loo_sd", "mis", "mis_sd", "t"]]]
     table.loc["Average"] = table.mean()
-    est = {(m, "loo"): 100 * (table.loc["Average", (m, "loo")] - table.loc["Average", (m, "mis")])
-           / table.loc["Average", (m, "mis")] for m in MODELS}
+    est = {
+        (m, "loo"): 100
+        * (table.loc["Average", (m, "loo")] - table.loc["Average", (m, "mis")])
+        / table.loc["Average", (m, "mis")]
+        for m in MODELS
+    }
     table.loc["Estim. err. %"] = pd.Series(est)
-    with pd.option_context("display.width", 250, "display.max_columns", 40,
-                           "display.float_format", "{:.2f}".format):
+    with pd.option_context(
+        "display.width", 250, "display.max_columns", 40, "display.float_format", "{:.2f}".format
+    ):
         print(f"\nFischetti (2016) Table 2 protocol, {args.splits} splits; percentages, CPU s")
         print(table.drop(columns=[("HINGE", "loo"), ("HINGE", "loo_sd")], errors="ignore"))
     print("\nAverage test error (%): ours vs paper (paper over the same nine sets)")
     for m in methods:
         print(f"  {m:6s} ours {table.loc['Average', (m, 'mis')]:6.2f}   paper {PAPER_MIS[m]:6.2f}")
     if "HINGE" in methods:
-        print("\nTime ratio, scikit-learn GridSearchCV(SVC) 5x5 cv=5 / LOO model + bisection "
-              "(total CPU s over all splits):")
+        print(
+            "\nTime ratio, scikit-learn GridSearchCV(SVC) 5x5 cv=5 / LOO model + bisection "
+            "(total CPU s over all splits):"
+        )
         t_gs = df.loc[df.method == "HINGE", "t"].sum()
         for m in MODELS:
             t_m = df.loc[df.method == m, "t"].sum()
