@@ -8,7 +8,8 @@ gamma, cv=5)`` (the paper's HINGE baseline, 126 QPs per split; refit included).
 
 Prints the paper's columns (loo, sd, mis, sd, seconds) per data set and model, the averages, the
 estimation error 100 (loo - mis) / mis, and the time ratio grid search / LOO model.
-Times are CPU seconds of this process (everything runs single-threaded).
+Times are CPU seconds of this process. Everything runs single-threaded, BLAS included
+(``--blas-threads``): idle OpenBLAS threads spin and would be billed to whoever runs next.
 
     python benchmarks/fischetti_table2.py                 # all 9 sets, 10 splits (~ minutes)
     python benchmarks/fischetti_table2.py --splits 2 --datasets heart sonar
@@ -23,6 +24,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.svm import SVC
+from threadpoolctl import threadpool_limits
 
 from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF
@@ -84,7 +86,13 @@ def main(argv: list[str] | None = None) -> pd.DataFrame:
     ap.add_argument("--splits", type=int, default=10)
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
     ap.add_argument("--no-grid-search", action="store_true", help="skip the scikit-learn peer")
+    ap.add_argument("--blas-threads", type=int, default=1)
     args = ap.parse_args(argv)
+    with threadpool_limits(limits=args.blas_threads, user_api="blas"):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> pd.DataFrame:
 
     rows = []
     for name in args.datasets:

@@ -44,3 +44,20 @@ def test_bad_params(data):
     X, W = data
     with pytest.raises(ValueError, match="gamma=-1 is outside"):
         RBF().prepare(X).weighted_sums({"gamma": -1}, W, skip=0)
+
+
+def test_loop_exp_is_within_one_ulp_of_numpy():
+    from svmtune.kernels._rbf_sums import exp_nonpositive
+
+    rng = np.random.default_rng(0)
+    x = np.concatenate(
+        [[0.0, -0.0, -1e-300, -0.5 * np.log(2), -700.0], -rng.exponential(20, 10**5)]
+    )
+    got, ref = exp_nonpositive(x), np.exp(x)
+    assert got[0] == 1.0
+    big = ref > 1e-300
+    assert np.all(np.abs(got[big] - ref[big]) <= np.spacing(ref[big]))
+    assert np.all(np.abs(got[~big] - ref[~big]) < 1e-300)
+    assert exp_nonpositive(np.array([-800.0]))[0] < 1e-307
+    with pytest.raises(ValueError, match="x <= 0"):
+        exp_nonpositive(np.array([0.5]))

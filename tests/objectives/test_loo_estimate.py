@@ -94,7 +94,9 @@ def test_blocked_accumulation_gives_identical_values():
     assert len(small.blocks) > 1 and small.prepared is None
     for gamma in (0.05, 0.5):
         a, b = big.evaluate({"gamma": gamma}), small.evaluate({"gamma": gamma})
-        assert a.value == b.value and a.info == b.info
+        assert a.value == b.value and a.info["alpha_plus"] == b.info["alpha_plus"]
+        # summation order differs between the symmetric and the row-block loops
+        assert a.info["beta0"] == pytest.approx(b.info["beta0"], rel=1e-12)
         # one exp per pair on the symmetric block; every off-diagonal entry in row blocks
         assert a.cost.kernel_evals == 1500 * 1499 // 2
         assert b.cost.kernel_evals == 1500 * 1499
