@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from svmtune.objectives._evaluation import Status
 from svmtune.study._data import DatasetSpec, Splitter
@@ -137,13 +138,18 @@ def run_cell(task: CellTask) -> CellRecord:
             task.protocol, task.key.split, task.split_seed, test_size=task.test_size
         )
         rec.n_train, rec.n_test = int(Xtr.shape[0]), int(Xte.shape[0])
-        _warm_up(task.method, Xtr, ytr)
         tuner, limited = _limited_tuner(task.method, task.max_seconds)
         objective = _seeded_objective(task.method, task.seed)
-        t0 = time.perf_counter()
-        result = tuner.tune(objective, Xtr, ytr, kernel=task.method.kernel, random_state=task.seed)
-        rec.test_error = float(result.best_classifier.error(Xte, yte))
-        elapsed = time.perf_counter() - t0
+        # One BLAS thread per cell: parallelism is across cells, and idle BLAS threads spin,
+        # which would bill CPU seconds to whatever runs after them.
+        with threadpool_limits(limits=1, user_api="blas"):
+            _warm_up(task.method, Xtr, ytr)
+            t0 = time.perf_counter()
+            result = tuner.tune(
+                objective, Xtr, ytr, kernel=task.method.kernel, random_state=task.seed
+            )
+            rec.test_error = float(result.best_classifier.error(Xte, yte))
+            elapsed = time.perf_counter() - t0
     except Exception as exc:  # a failed cell is recorded and the study goes on
         rec.status = str(Status.FAILED)
         rec.error = "".join(traceback.format_exception(exc)).strip()
