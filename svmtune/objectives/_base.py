@@ -65,9 +65,13 @@ class Objective(ABC):
         The objective trains a hinge-loss SVM and so has a regularization constant ``C``.
     min_per_class : int
         Fewest points of each class the objective can work with.
+    has_gradient : bool
+        Its bound objective implements :meth:`BoundObjective.gradient` (gradient-based tuners
+        check this before they start).
     """
 
     needs_C: ClassVar[bool] = False
+    has_gradient: ClassVar[bool] = False
     min_per_class: ClassVar[int] = 2
     C_bounds: tuple[float, float] = (1e-3, 1e5)
 
@@ -159,6 +163,15 @@ class BoundObjective(ABC):
     @abstractmethod
     def _evaluate(self, params: dict[str, float]) -> Outcome:
         """Evaluate validated parameters."""
+
+    def gradient(self, params: Mapping[str, float]) -> tuple[Evaluation, dict[str, float]]:
+        """The evaluation at ``params`` and the value's derivatives with respect to each
+        parameter's search coordinate (its logarithm for a log-scaled parameter).
+
+        Only objectives with ``has_gradient = True`` implement it (e.g. the Platt empirical
+        error of Adankon et al.).
+        """
+        raise NotImplementedError(f"{self.objective.name} provides no gradient")
 
     @abstractmethod
     def classifier(self, params: Mapping[str, float]) -> KernelExpansion:

@@ -153,3 +153,10 @@ def test_bad_input(heart):
     bad[3, 2] = np.nan
     with pytest.raises(ValueError, match="non-finite"):
         LOOEstimate().evaluate(bad, ytr, kernel=RBF(), params={"gamma": 0.1})
+
+
+def test_loo_estimate_has_no_gradient(heart):
+    Xtr, ytr, _, _ = heart
+    assert not LOOEstimate.has_gradient
+    with pytest.raises(NotImplementedError, match="provides no gradient"):
+        LOOEstimate().bind(Xtr, ytr, kernel=RBF()).gradient({"gamma": 0.1})
