@@ -23,6 +23,7 @@ class FrozenParams(Mapping[str, float]):
     """A read-only, hashable, picklable ``name -> value`` mapping."""
 
     __slots__ = ("_items",)
+    _items: tuple[tuple[str, Any], ...]
 
     def __init__(self, values: Mapping[str, Any] | None = None) -> None:
         items = tuple((str(k), v) for k, v in (values or {}).items())
@@ -87,7 +88,7 @@ class Evaluation:
     Attributes
     ----------
     params : FrozenParams
-        The hyperparameters, natural units.
+        The hyperparameters, natural units (any mapping given is frozen).
     value : float
         The objective value (an error estimate: lower is better); NaN when the evaluation failed.
     status : Status
@@ -98,11 +99,11 @@ class Evaluation:
         The error text of a failed evaluation.
     """
 
-    params: FrozenParams
+    params: Mapping[str, float]
     value: float
     status: Status = Status.OK
     cost: Cost = field(default_factory=Cost)
-    info: FrozenParams = field(default_factory=FrozenParams)
+    info: Mapping[str, Any] = field(default_factory=FrozenParams)
     error: str | None = None
 
     def __post_init__(self) -> None:
