@@ -4,6 +4,8 @@ import tracemalloc
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from svmtune.classifier import KernelExpansion
 from svmtune.datasets import fischetti_split, load
@@ -160,3 +162,35 @@ def test_loo_estimate_has_no_gradient(heart):
     assert not LOOEstimate.has_gradient
     with pytest.raises(NotImplementedError, match="provides no gradient"):
         LOOEstimate().bind(Xtr, ytr, kernel=RBF()).gradient({"gamma": 0.1})
+
+
+def brute_force_loo(X, y, gamma, model):
+    """Explicit kernel matrix, every alpha+ on the grid, every candidate threshold."""
+    K = np.exp(-gamma * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+    np.fill_diagonal(K, 0.0)
+    grid = [0.5] if model == "loo2" else [i / 10 for i in range(11)]
+    best = 0
+    for a in grid:
+        nu = K @ np.where(y > 0, a, -(1 - a))
+        c = np.unique(-nu)
+        cands = [c[0] - 1.0, *(0.5 * (c[:-1] + c[1:])), c[-1] + 1.0]
+        best = max(best, max(int(np.sum(y * (nu + b) > 0)) for b in cands))
+    return (len(y) - best) / len(y)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(4, 30),
+    st.integers(1, 4),
+    st.floats(0.05, 5.0),
+    st.sampled_from(["loo2", "loo3"]),
+    st.integers(0, 2**31 - 1),
+)
+def test_loo_values_match_brute_force(n, d, gamma, model, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
+    y[:2] = [-1.0, 1.0]
+    y[2:4] = [-1.0, 1.0]
+    ev = LOOEstimate(model=model).evaluate(X, y, kernel=RBF(), params={"gamma": gamma})
+    assert ev.value == pytest.approx(brute_force_loo(X, y, gamma, model), abs=1e-12)
