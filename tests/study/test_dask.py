@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import textwrap
 
+import distributed  # in the test extra: a missing install must fail, not skip
 import pandas as pd
-import pytest
 
 from svmtune.cli import main
 from svmtune.study import load_study
 
 from ._toys import stable
-
-distributed = pytest.importorskip("distributed")
 
 # The data set and the split are defined in the study file: they reach the workers by value.
 STUDY_FILE = textwrap.dedent(
