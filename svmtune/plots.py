@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -48,6 +49,20 @@ def _colors(methods: Sequence[str]) -> dict[str, tuple[float, ...]]:
 def _markers(methods: Sequence[str]) -> dict[str, str]:
     cycle = "osD^vP*Xhp<>"
     return {m: cycle[i % len(cycle)] for i, m in enumerate(methods)}
+
+
+def _shared_legend(fig: Figure, axes: list[Axes]) -> None:
+    """One legend below the panels with every label that any panel shows, once each."""
+    if not axes:
+        return
+    handles: list[Any] = []
+    labels: list[str] = []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(5, len(labels) or 1))
 
 
 def _grid(n: int, *, width: float = 4.6, height: float = 3.6) -> tuple[Figure, list[Axes]]:
@@ -197,14 +212,7 @@ def plot_error_vs_time(
         sub = cells[cells["dataset"] == d]
         _draw_error_time(ax, sub, method_means(sub, time=time), names, colors, markers, time)
         ax.set_title(d)
-    if axes:
-        handles, labels = axes[0].get_legend_handles_labels()
-        for ax in axes[1:]:
-            for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-                if lab not in labels:
-                    handles.append(h)
-                    labels.append(lab)
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(5, len(labels) or 1))
+    _shared_legend(fig, axes)
     fig.suptitle(
         title
         or "Test error vs compute time per data set "
@@ -287,14 +295,7 @@ def plot_best_so_far(
         ax.set_ylabel("best objective value so far [%]")
         ax.set_title(d)
         ax.grid(True, alpha=0.3)
-    if axes:
-        handles, labels = [], []
-        for ax in axes:
-            for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-                if lab not in labels:
-                    handles.append(h)
-                    labels.append(lab)
-        fig.legend(handles, labels, loc="outside lower center", ncols=min(5, len(labels) or 1))
+    _shared_legend(fig, axes)
     fig.suptitle(
         title
         or "Best objective value found so far vs elapsed time\n"
