@@ -49,6 +49,24 @@ def _dual_objective(alpha: np.ndarray, y: np.ndarray, K: np.ndarray) -> float:
     return float(0.5 * ay @ K @ ay - alpha.sum())
 
 
+def _duality_gap(res: SMOResult, y: np.ndarray, K: np.ndarray, C: float) -> float:
+    """Primal minus dual value at the returned solution: ``P(w_alpha, b) + D(alpha) >= 0``.
+
+    Weak duality makes it an upper bound on how far ``res.objective`` is from the optimum, so two
+    solutions of one problem have objectives within the larger of their gaps - whatever their
+    alphas (two eps-optimal solutions need not share alphas)."""
+    ay = res.alpha * y
+    f = K @ ay + res.b
+    primal = 0.5 * float(ay @ K @ ay) + C * float(np.maximum(0.0, 1.0 - y * f).sum())
+    return primal + _dual_objective(res.alpha, y, K)
+
+
+def _undecided(res: SMOResult, y: np.ndarray) -> np.ndarray:
+    """Points the eps-KKT stop leaves undecided: on the margin, ``|y f - 1| <= 2 tol``."""
+    yf = y * decision_from_gradient(res.gradient, y, res.b)
+    return np.abs(yf - 1.0) <= 2 * TOL
+
+
 @pytest.mark.parametrize("name", REAL_SETS)
 @pytest.mark.parametrize("C", [1.0, 10.0])
 def test_matches_libsvm_on_real_data(name: str, C: float) -> None:
@@ -107,19 +125,40 @@ def test_kernel_evaluations_are_counted() -> None:
     # A budget too small for the Gram matrix: rows on demand, n per row plus n for the diagonal.
     small = SMO(memory_budget=8 * n * 20).solve(y, C=1.0, kernel=RBF(), params=params, X=X)
     assert small.kernel_evals % n == 0 and small.kernel_evals > n
-    assert small.objective == pytest.approx(full.objective, rel=1e-6)
-    assert set(small.support.tolist()) == set(full.support.tolist())
+    K = RBF().gram(params, X)
+    gap = max(_duality_gap(r, y, K, 1.0) for r in (small, full))
+    assert abs(small.objective - full.objective) <= gap + 1e-9 * abs(full.objective)
+    # Rows on demand may round differently from the full Gram: supports may differ only at
+    # points the eps-KKT stop leaves on the margin under both solutions.
+    differ = set(small.support.tolist()) ^ set(full.support.tolist())
+    assert all(_undecided(small, y)[i] and _undecided(full, y)[i] for i in differ)
 
 
 def test_cached_rows_agree_with_full_gram_on_banana() -> None:
     X, y, _, _ = real_split("banana")
     params = {"gamma": 0.5}
-    n = y.size
-    full = SMO().solve(y, C=10.0, kernel=RBF(), params=params, X=X)
+    n, C = y.size, 10.0
+    full = SMO().solve(y, C=C, kernel=RBF(), params=params, X=X)
     rows = KernelRows(RBF(), params, X, capacity=8)
-    cached = SMO().solve(y, C=10.0, gram=rows)
-    assert cached.objective == pytest.approx(full.objective, rel=1e-6)
-    assert np.allclose(cached.alpha, full.alpha, atol=1e-6)
+    cached = SMO().solve(y, C=C, gram=rows)
+    assert full.converged and cached.converged
+    # Kernel rows computed one at a time may round differently from the full Gram matrix, so the
+    # two solves can take different paths to different eps-optimal alphas. What the tolerance
+    # guarantees: both satisfy the KKT conditions to tol, their objectives lie within the larger
+    # duality gap of each other, and they classify alike away from the margin.
+    K = RBF().gram(params, X)
+    gaps = [_duality_gap(r, y, K, C) for r in (full, cached)]
+    assert min(gaps) >= -1e-9 * abs(full.objective)
+    assert abs(cached.objective - full.objective) <= max(gaps) + 1e-9 * abs(full.objective)
+    for r in (full, cached):
+        assert _kkt_violation(r, y, C) <= TOL
+        assert abs(y @ r.alpha) <= 1e-10 * r.alpha.sum()
+    f_full = decision_from_gradient(full.gradient, y, full.b)
+    f_cached = decision_from_gradient(cached.gradient, y, cached.b)
+    differ = np.sign(f_full) != np.sign(f_cached)
+    assert np.all(np.abs(f_full[differ]) <= 2 * TOL)
+    ours, theirs = set(cached.support.tolist()), set(full.support.tolist())
+    assert all(_undecided(full, y)[i] and _undecided(cached, y)[i] for i in ours ^ theirs)
     # Every row computed during the solve (the diagonal was computed when the cache was made).
     assert cached.kernel_evals == rows.kernel_evals - n
     assert cached.kernel_evals > n * 8  # the small cache recomputed rows
