@@ -6,12 +6,20 @@ silently repaired array.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["check_X", "check_Xy", "check_labels", "check_positive"]
+__all__ = [
+    "as_rng",
+    "check_X",
+    "check_Xy",
+    "check_bounds",
+    "check_labels",
+    "check_positive",
+]
 
 
 def check_X(X: ArrayLike, *, name: str = "X") -> NDArray[np.float64]:
@@ -90,3 +98,58 @@ def check_positive(value: Any, *, name: str) -> float:
     if not np.isfinite(v) or v <= 0:
         raise ValueError(f"{name} must be a positive finite number; got {value!r}")
     return v
+
+
+def check_bounds(bounds: Any, *, name: str, positive: bool = True) -> tuple[float, float]:
+    """Return ``bounds`` as a pair of finite floats ``(low, high)`` with ``low < high``.
+
+    With ``positive`` (bounds of a log-scaled parameter) ``low`` must also be > 0.
+
+    Examples
+    --------
+    >>> check_bounds((1e-3, 10), name="gamma_bounds")
+    (0.001, 10.0)
+    >>> check_bounds((1,), name="gamma_bounds")
+    Traceback (most recent call last):
+    ...
+    ValueError: gamma_bounds must be a pair of numbers (low, high); got (1,)
+    """
+    if isinstance(bounds, str | bytes):
+        raise ValueError(f"{name} must be a pair of numbers (low, high); got {bounds!r}")
+    try:
+        lo, hi = (float(b) for b in bounds)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a pair of numbers (low, high); got {bounds!r}") from exc
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"{name} must be finite with low < high; got {bounds!r}")
+    if positive and lo <= 0:
+        raise ValueError(f"{name} must satisfy 0 < low < high; got {bounds!r}")
+    return lo, hi
+
+
+def as_rng(seed: Any, *, name: str = "random_state") -> np.random.Generator:
+    """``numpy.random.default_rng(seed)``, refusing what it cannot take with a clear error.
+
+    Accepted: None (fresh entropy), a non-negative integer, a ``SeedSequence``, a ``BitGenerator``
+    or a ``Generator`` (returned as is, so that its stream continues).
+
+    Examples
+    --------
+    >>> float(as_rng(0).random()) == float(np.random.default_rng(0).random())
+    True
+    >>> as_rng("abc")
+    Traceback (most recent call last):
+    ...
+    ValueError: random_state must be None, a non-negative integer, a numpy SeedSequence or a numpy Generator; got 'abc'
+    """  # noqa: E501
+    ok = seed is None or isinstance(
+        seed, np.random.SeedSequence | np.random.BitGenerator | np.random.Generator
+    )
+    if not ok and isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+        ok = int(seed) >= 0
+    if not ok:
+        raise ValueError(
+            f"{name} must be None, a non-negative integer, a numpy SeedSequence or a numpy "
+            f"Generator; got {seed!r}"
+        )
+    return np.random.default_rng(seed)

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from svmtune._validation import check_labels, check_Xy
+from svmtune._validation import as_rng, check_labels, check_Xy
 from svmtune.datasets._load import _ambiguous_rows, load
 from svmtune.datasets._registry import RATSCH_SIZES, resolve
 from svmtune.datasets._standardize import standardize
@@ -114,7 +114,7 @@ def fischetti_indices(y: ArrayLike, seed: Seed) -> Indices:
     """
     ya = check_labels(y)
     _need_two_per_class(ya, "fischetti_split")
-    rng = np.random.default_rng(seed)
+    rng = as_rng(seed, name="seed")
     return _draw_until_both_classes(
         ya, lambda: rng.random(ya.size) < FISCHETTI_TRAIN_PROBABILITY, "fischetti_split"
     )
@@ -183,7 +183,7 @@ def holdout_indices(y: ArrayLike, seed: Seed, *, test_size: float = 0.3) -> Indi
     if not 0.0 < ts < 1.0:
         raise ValueError(f"test_size must be in (0, 1); got {test_size!r}")
     _need_two_per_class(ya, "holdout_split")
-    rng = np.random.default_rng(seed)
+    rng = as_rng(seed, name="seed")
     test = np.zeros(ya.size, dtype=bool)
     for c in (-1.0, 1.0):
         members = rng.permutation(np.flatnonzero(ya == c))
@@ -243,7 +243,7 @@ def stratified_kfold(y: ArrayLike, k: int, seed: Seed) -> list[Indices]:
             f"stratified {k}-fold needs at least {k} points of each class; "
             f"class counts are {counts}"
         )
-    rng = np.random.default_rng(seed)
+    rng = as_rng(seed, name="seed")
     fold = np.empty(ya.size, dtype=np.intp)
     offset = 0
     for c in (-1.0, 1.0):
@@ -308,7 +308,7 @@ def ratsch_indices(name: str, seed: Seed) -> Indices:
         raise RuntimeError(
             f"{ratsch}: {rows.size} usable rows, Carrizosa's Table 1 says {n_train + n_test}"
         )
-    rng = np.random.default_rng(seed)
+    rng = as_rng(seed, name="seed")
     yr = y[rows]
 
     def draw() -> NDArray[np.bool_]:

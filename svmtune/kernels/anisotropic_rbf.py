@@ -22,7 +22,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from svmtune._validation import check_X
+from svmtune._validation import check_bounds, check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._combine import scaled_exp
 from svmtune.kernels._distances import squared_distances
@@ -104,9 +104,7 @@ class AnisotropicRBF(KernelModel):
             or n_features < 1
         ):
             raise ValueError(f"n_features must be a positive integer; got {n_features!r}")
-        if not (0 < gamma_bounds[0] < gamma_bounds[1]):
-            raise ValueError(f"gamma_bounds must satisfy 0 < low < high; got {gamma_bounds!r}")
-        lo, hi = float(gamma_bounds[0]), float(gamma_bounds[1])
+        lo, hi = check_bounds(gamma_bounds, name="gamma_bounds")
         self._space = SearchSpace(tuple(Param(f"gamma_{f}", lo, hi) for f in range(n_features)))
 
     @property

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from svmtune._validation import check_X
+from svmtune._validation import check_bounds, check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._combine import scaled_exp
 from svmtune.kernels._distances import squared_distances
@@ -71,9 +71,8 @@ class RBF(KernelModel):
 
     def __init__(self, *, gamma_bounds: tuple[float, float] = (1e-5, 1e5)) -> None:
         self.gamma_bounds = gamma_bounds
-        if not (0 < gamma_bounds[0] < gamma_bounds[1]):
-            raise ValueError(f"gamma_bounds must satisfy 0 < low < high; got {gamma_bounds!r}")
-        self._space = SearchSpace((Param("gamma", float(gamma_bounds[0]), float(gamma_bounds[1])),))
+        lo, hi = check_bounds(gamma_bounds, name="gamma_bounds")
+        self._space = SearchSpace((Param("gamma", lo, hi),))
 
     @property
     def space(self) -> SearchSpace:

@@ -57,7 +57,8 @@ class Stopwatch:
 
 
 class Objective(ABC):
-    """Base class of objectives (keyword-only options, stored as given; checks happen in bind).
+    """Base class of objectives (keyword-only options, stored as given; a subclass checks them in
+    :meth:`_check_options`, which the base calls at first use).
 
     Class attributes
     ----------------
@@ -84,6 +85,7 @@ class Objective(ABC):
 
         A kernel that carries its own scale (multiple-kernel weights) fixes ``C = 1``.
         """
+        self._check_options()
         if not isinstance(kernel, KernelModel):
             raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
         if self.needs_C and not kernel.includes_scale:
@@ -92,6 +94,10 @@ class Objective(ABC):
             lo, hi = self.C_bounds
             return SearchSpace((Param("C", float(lo), float(hi)),)) + kernel.space
         return kernel.space
+
+    def _check_options(self) -> None:
+        """Raise ValueError naming a bad option. Called at first use (:meth:`search_space`, so
+        also by :meth:`bind`, ``Tuner.tune`` and a study's definition), never by ``__init__``."""
 
     def bind(self, X: ArrayLike, y: ArrayLike, *, kernel: KernelModel) -> BoundObjective:
         """Check the data and precompute what every evaluation on it shares."""

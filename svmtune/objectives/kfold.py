@@ -10,6 +10,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
+from svmtune._validation import as_rng
 from svmtune.classifier import KernelExpansion
 from svmtune.datasets import stratified_kfold
 from svmtune.kernels._base import KernelModel, PreparedKernel
@@ -129,21 +130,23 @@ class KFoldCV(Objective):
         self.memory_budget = memory_budget
         self.max_seeds = max_seeds
 
-    def _bind(
-        self,
-        X: NDArray[np.float64],
-        y: NDArray[np.float64],
-        kernel: KernelModel,
-        space: SearchSpace,
-    ) -> _BoundKFoldCV:
+    def _check_options(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 2:
             raise ValueError(f"k must be an integer >= 2; got {self.k!r}")
         if self.n_jobs is not None and (
-            not isinstance(self.n_jobs, int | np.integer) or self.n_jobs == 0
+            isinstance(self.n_jobs, bool)
+            or not isinstance(self.n_jobs, int | np.integer)
+            or self.n_jobs == 0
         ):
             raise ValueError(f"n_jobs must be a non-zero integer or None; got {self.n_jobs!r}")
-        if not isinstance(self.max_seeds, int | np.integer) or self.max_seeds < 1:
-            raise ValueError(f"max_seeds must be a positive integer; got {self.max_seeds!r}")
+        ms = self.max_seeds
+        if isinstance(ms, bool) or not isinstance(ms, int | np.integer) or ms < 1:
+            raise ValueError(f"max_seeds must be a positive integer; got {ms!r}")
+        if not isinstance(self.random_state, np.random.Generator):  # do not draw from it
+            as_rng(self.random_state, name="random_state")
+        self._solver()
+
+    def _solver(self) -> SMO:
         solver = SMO(
             tol=self.tol,
             selection=self.selection,
@@ -152,6 +155,16 @@ class KFoldCV(Objective):
             check_kernel=False,
         )
         solver._check_options()
+        return solver
+
+    def _bind(
+        self,
+        X: NDArray[np.float64],
+        y: NDArray[np.float64],
+        kernel: KernelModel,
+        space: SearchSpace,
+    ) -> _BoundKFoldCV:
+        solver = self._solver()
         seed = np.random.SeedSequence() if self.random_state is None else self.random_state
         folds = stratified_kfold(y, int(self.k), seed)
         n = X.shape[0]

@@ -84,26 +84,36 @@ class LOOEstimate(Objective):
     def name(self) -> str:
         return f"LOOEstimate[{self.model}]"
 
-    def _check_options(self) -> NDArray[np.float64]:
+    def _check_options(self) -> None:
         if self.model not in _MODELS:
-            raise ValueError(f"unknown LOO model {self.model!r}; choose one of {list(_MODELS)}")
-        grid = np.asarray(self.alpha_grid, dtype=np.float64).ravel()
+            hint = ""
+            if isinstance(self.model, str) and self.model.lower() in _MODELS:
+                hint = f" (did you mean {self.model.lower()!r}? model names are lower case)"
+            raise ValueError(
+                f"unknown LOO model {self.model!r}; choose one of {list(_MODELS)}{hint}"
+            )
+        self._alpha_grid()
+        mb = self.memory_budget
+        if isinstance(mb, bool) or not isinstance(mb, int | np.integer) or mb < 2**16:
+            raise ValueError(f"memory_budget must be an integer >= 65536; got {mb!r}")
+
+    def _alpha_grid(self) -> NDArray[np.float64]:
+        ag = self.alpha_grid
+        bad = ValueError(
+            f"alpha_grid must be a non-empty sequence (list, tuple or array) of values in [0, 1]; "
+            f"got {ag!r}"
+        )
+        if isinstance(ag, str | bytes) or not isinstance(ag, Sequence | np.ndarray):
+            raise bad  # a generator would be used up by the first evaluation
+        try:
+            grid = np.asarray(ag, dtype=np.float64).ravel()
+        except (TypeError, ValueError) as exc:
+            raise bad from exc
         if self.model == "loo3" and (
             grid.size == 0 or not np.all(np.isfinite(grid)) or grid.min() < 0 or grid.max() > 1
         ):
-            raise ValueError(
-                "alpha_grid must be a non-empty sequence of values in [0, 1]; "
-                f"got {self.alpha_grid!r}"
-            )
-        if not isinstance(self.memory_budget, int | np.integer) or self.memory_budget < 2**16:
-            raise ValueError(
-                f"memory_budget must be an integer >= 65536; got {self.memory_budget!r}"
-            )
+            raise bad
         return grid
-
-    def search_space(self, kernel: KernelModel) -> SearchSpace:
-        self._check_options()
-        return super().search_space(kernel)
 
     def _bind(
         self,
@@ -112,7 +122,7 @@ class LOOEstimate(Objective):
         kernel: KernelModel,
         space: SearchSpace,
     ) -> _BoundLOO:
-        return _BoundLOO(self, X, y, kernel, space, self._check_options())
+        return _BoundLOO(self, X, y, kernel, space, self._alpha_grid())
 
     def __repr__(self) -> str:
         return f"LOOEstimate(model={self.model!r})"

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from svmtune._validation import as_rng
 from svmtune.classifier import KernelExpansion
 from svmtune.kernels._base import KernelModel
 from svmtune.objectives._base import BoundObjective, Objective, Stopwatch
@@ -228,7 +229,7 @@ class Tuner(ABC):
         """Tune an already bound objective, optionally from a starting point."""
         self._check_budget()
         self._check_space(bound.space)
-        rng = np.random.default_rng(random_state)
+        rng = as_rng(random_state, name="random_state")
         if start is not None:
             start = bound.space.check(start)
         run = Evaluator(bound, self.max_evals, self.max_seconds)

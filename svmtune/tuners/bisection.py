@@ -79,6 +79,11 @@ class Bisection(Tuner):
             raise ValueError(
                 f"Bisection param {self.param!r} is not in the search space {list(space.names)}"
             )
+        if self.fixed is not None and not isinstance(self.fixed, Mapping):
+            raise ValueError(
+                f"Bisection fixed must be a mapping name -> value (e.g. {{'C': 1.0}}); "
+                f"got {self.fixed!r}"
+            )
         fixed = dict(self.fixed or {})
         if self.param in fixed:
             raise ValueError(f"Bisection param {self.param!r} cannot also be fixed")
@@ -93,6 +98,8 @@ class Bisection(Tuner):
                 f"Bisection searches one parameter ({self.param!r}); fix the others with "
                 f"fixed={{...}}: missing {missing}"
             )
+        for name, value in fixed.items():
+            space[name].check(value)
         p = space[self.param]
         lo, hi = p.check(self.low), p.check(self.high)
         if not lo < hi:

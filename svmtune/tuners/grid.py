@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
+from svmtune._validation import check_bounds
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 
-__all__ = ["DEFAULT_GRID_BOUNDS", "Grid"]
+__all__ = ["DEFAULT_GRID_BOUNDS", "MAX_UNBUDGETED_POINTS", "Grid"]
 
 #: Ranges used for a parameter when neither ``values`` nor ``bounds`` name it. The usual
 #: LIBSVM-guide style ranges for standardized data; other parameters use their space's bounds.
 DEFAULT_GRID_BOUNDS: dict[str, tuple[float, float]] = {"C": (1e-1, 1e3), "gamma": (1e-3, 1e1)}
+
+
+#: Largest grid :class:`Grid` runs without a budget (``max_evals`` or ``max_seconds``).
+MAX_UNBUDGETED_POINTS = 100_000
+
+
+def _count(size: int) -> str:
+    return str(size) if size < 10**9 else f"about {float(size):.3g}"
 
 
 class Grid(Tuner):
@@ -31,6 +41,11 @@ class Grid(Tuner):
     n_points : int, default 5
     values : mapping name -> sequence of float, optional
     bounds : mapping name -> (low, high), optional
+    max_points : int or None, default 100_000
+        Largest grid evaluated when no budget is given: a larger one (e.g. ``n_points=3`` over
+        the 60 widths of an ``AnisotropicRBF``, 3**60 points) is refused before anything runs.
+        With a budget the points are generated lazily and the search stops when it is spent.
+        None evaluates every point however many.
     max_evals, max_seconds : optional budget (see :class:`~svmtune.tuners.Tuner`)
 
     Examples
@@ -53,6 +68,7 @@ class Grid(Tuner):
         n_points: int = 5,
         values: Mapping[str, Sequence[float]] | None = None,
         bounds: Mapping[str, tuple[float, float]] | None = None,
+        max_points: int | None = MAX_UNBUDGETED_POINTS,
         max_evals: int | None = None,
         max_seconds: float | None = None,
     ) -> None:
@@ -60,10 +76,11 @@ class Grid(Tuner):
         self.n_points = n_points
         self.values = values
         self.bounds = bounds
+        self.max_points = max_points
 
     def axes(self, space: SearchSpace) -> dict[str, list[float]]:
         """The grid values of each parameter of ``space``."""
-        self._check_space(space)
+        self._check_options(space)
         values = dict(self.values or {})
         bounds = dict(self.bounds or {})
         out: dict[str, list[float]] = {}
@@ -84,10 +101,18 @@ class Grid(Tuner):
             out[p.name] = [p.check(v) for v in pts]
         return out
 
-    def _check_space(self, space: SearchSpace) -> None:
-        if not isinstance(self.n_points, int | np.integer) or self.n_points < 1:
-            raise ValueError(f"n_points must be a positive integer; got {self.n_points!r}")
+    def _check_options(self, space: SearchSpace) -> None:
+        n = self.n_points
+        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
+            raise ValueError(f"n_points must be a positive integer; got {n!r}")
+        mp = self.max_points
+        if mp is not None and (
+            isinstance(mp, bool) or not isinstance(mp, int | np.integer) or mp < 1
+        ):
+            raise ValueError(f"max_points must be a positive integer or None; got {mp!r}")
         for key, opt in (("values", self.values), ("bounds", self.bounds)):
+            if opt is not None and not isinstance(opt, Mapping):
+                raise ValueError(f"Grid {key} must be a mapping name -> {key}; got {opt!r}")
             unknown = [n for n in (opt or {}) if n not in space]
             if unknown:
                 raise ValueError(
@@ -95,14 +120,38 @@ class Grid(Tuner):
                     f"{list(space.names)}"
                 )
         for name, vals in (self.values or {}).items():
+            if isinstance(vals, str | bytes) or not isinstance(vals, Sequence | np.ndarray):
+                raise ValueError(
+                    f"Grid values for {name!r} must be a sequence of numbers (e.g. [0.1, 1.0]); "
+                    f"got {vals!r}"
+                )
             if len(vals) == 0:
                 raise ValueError(f"Grid values for {name!r} are empty")
+        for name, b in (self.bounds or {}).items():
+            check_bounds(b, name=f"Grid bounds for {name!r}", positive=False)
 
-    def candidates(self, space: SearchSpace) -> list[dict[str, float]]:
-        """Every grid point, in evaluation order."""
+    def _check_space(self, space: SearchSpace) -> None:
+        size = self.size(space)
+        if self.max_evals is None and self.max_seconds is None and self.max_points is not None:
+            if size > self.max_points:
+                raise ValueError(
+                    f"Grid has {_count(size)} points over {len(space)} parameters, more than "
+                    f"max_points={self.max_points}, and no budget was given: set max_evals (or "
+                    "max_seconds), fewer n_points, explicit values, or max_points=None to "
+                    "evaluate them all"
+                )
+
+    def size(self, space: SearchSpace) -> int:
+        """The number of grid points on ``space`` (an exact integer, however large)."""
+        return math.prod(len(v) for v in self.axes(space).values())
+
+    def candidates(self, space: SearchSpace) -> Iterator[dict[str, float]]:
+        """Every grid point, in evaluation order, generated lazily (the first parameter varies
+        slowest)."""
         axes = self.axes(space)
         names = list(axes)
-        return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes.values())]
+        for combo in itertools.product(*axes.values()):
+            yield dict(zip(names, combo, strict=True))
 
     def _run_search(
         self,
@@ -111,7 +160,8 @@ class Grid(Tuner):
         rng: np.random.Generator,
         start: dict[str, float] | None,
     ) -> None:
-        evaluate(self.candidates(space))
+        for point in self.candidates(space):
+            evaluate([point])
 
     def __repr__(self) -> str:
         return f"Grid(n_points={self.n_points})"

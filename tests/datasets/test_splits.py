@@ -331,3 +331,15 @@ def test_ratsch_unknown_name_lists_valid_names():
         ratsch_split("sonar", seed=0)
     with pytest.raises(ValueError, match=r"no Ratsch protocol for data set 'nope'.*'splice'"):
         ratsch_indices("nope", seed=0)
+
+
+@pytest.mark.parametrize("seed", [-1, "abc", 1.5, True])
+def test_bad_seed_is_named(seed):
+    X, y = np.arange(40.0).reshape(20, 2), np.repeat([-1.0, 1.0], 10)
+    match = "seed must be None, a non-negative integer, a numpy SeedSequence or a numpy Generator"
+    with pytest.raises(ValueError, match=match):
+        fischetti_split(X, y, seed=seed)
+    with pytest.raises(ValueError, match=match):
+        holdout_indices(y, seed=seed)
+    with pytest.raises(ValueError, match=match):
+        stratified_kfold(y, 2, seed)

@@ -65,3 +65,14 @@ def test_bad_params(model, X):
             P.gram({**params, name: -1.0})
     with pytest.raises(ValueError, match="missing|unknown"):
         P.gram({**params, "extra": 1.0})
+
+
+@pytest.mark.parametrize(
+    "bounds", [(1,), (1, 2, 3), ("a", "b"), 5.0, "ab", (0, 1), (2, 1), (1, np.inf)]
+)
+@pytest.mark.parametrize(
+    "make", [lambda b: RBF(gamma_bounds=b), lambda b: AnisotropicRBF(n_features=2, gamma_bounds=b)]
+)
+def test_bad_gamma_bounds_are_named(make, bounds):
+    with pytest.raises(ValueError, match="gamma_bounds must"):
+        make(bounds)

@@ -9,6 +9,7 @@ from sklearn.svm import SVC as LibSVC
 from svmtune import SVC
 from svmtune.kernels import RBF, Linear
 from svmtune.objectives import KFoldCV
+from svmtune.study import Method
 from svmtune.tuners import Grid
 from tests.solvers._data import real_split
 
@@ -112,7 +113,7 @@ def test_small_memory_budget_trains_each_fold_on_cached_rows(heart) -> None:
 
 def test_seeded_evaluation_order_does_not_change_values(heart) -> None:
     X, y = heart
-    points = GRID.candidates(KFoldCV().search_space(RBF()))
+    points = list(GRID.candidates(KFoldCV().search_space(RBF())))
     bound = KFoldCV().bind(X, y, kernel=RBF())
     forward = [bound.evaluate(p).value for p in points]
     backward = KFoldCV().bind(X, y, kernel=RBF())
@@ -150,3 +151,21 @@ def test_bad_parameters_and_data(heart) -> None:
     bad[0, 0] = np.nan
     with pytest.raises(ValueError, match="non-finite"):
         KFoldCV().bind(bad, y, kernel=RBF())
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"k": 1}, "k must be an integer >= 2"),
+        ({"n_jobs": True}, "n_jobs must be a non-zero integer"),
+        ({"random_state": "abc"}, "random_state must be None, a non-negative integer"),
+        ({"random_state": -1}, "random_state must be None, a non-negative integer"),
+        ({"selection": "best"}, "selection"),
+    ],
+)
+def test_options_are_checked_at_first_use_before_any_data(options, match) -> None:
+    # search_space is what Tuner.tune and a study's definition (Method) call first
+    with pytest.raises(ValueError, match=match):
+        KFoldCV(**options).search_space(RBF())
+    with pytest.raises(ValueError, match=match):
+        Method(KFoldCV(**options), Grid(), RBF()).search_space()

@@ -11,6 +11,7 @@ from svmtune.classifier import KernelExpansion
 from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF, AnisotropicRBF, Linear, MultipleKernel
 from svmtune.objectives import LOOEstimate, Status
+from svmtune.study import Method
 from svmtune.tuners import Grid
 
 
@@ -225,3 +226,21 @@ def test_any_kernel_model(kernel, params, model, budget):
     assert ev.value == np.mean(y * (nu + ev.info["beta0"]) <= 0)
     clf = bound.classifier(params)
     assert clf.error(X, y) <= 0.5
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"model": "LOO3"}, r"unknown LOO model 'LOO3'.*did you mean 'loo3'\?"),
+        ({"model": 3}, "unknown LOO model 3"),
+        ({"model": "loo3", "alpha_grid": (a / 10 for a in range(11))}, "alpha_grid must be a"),
+        ({"model": "loo3", "alpha_grid": "0.5"}, "alpha_grid must be a"),
+        ({"model": "loo3", "alpha_grid": [0.5, "x"]}, "alpha_grid must be a"),
+        ({"memory_budget": 1e9}, "memory_budget must be an integer"),
+    ],
+)
+def test_options_are_checked_at_first_use_before_any_data(options, match):
+    with pytest.raises(ValueError, match=match):
+        LOOEstimate(**options).search_space(RBF())
+    with pytest.raises(ValueError, match=match):
+        Method(LOOEstimate(**options), Grid(), RBF()).search_space()

@@ -9,6 +9,10 @@ from svmtune.tuners import Bisection
 from .conftest import Bowl
 
 
+class BowlC(Bowl):
+    needs_C = True
+
+
 def test_converges_to_the_minimum_of_a_unimodal_function(toy):
     X, y = toy
     res = Bisection(tol=1e-4).tune(Bowl(target={"gamma": 0.3}), X, y, kernel=RBF())
@@ -82,3 +86,24 @@ def test_bad_options(toy):
     with pytest.raises(ValueError, match="max_evals must be a positive integer"):
         Bisection(max_evals=0).tune(obj, X, y, kernel=RBF())
     assert np.isfinite(Bisection().tune(obj, X, y, kernel=RBF()).best_value)
+
+
+@pytest.mark.parametrize(
+    ("fixed", "message"),
+    [
+        ([("C", 1.0)], r"Bisection fixed must be a mapping name -> value"),
+        ({"C": "a"}, "C must be a number; got 'a'"),
+        ({"C": -1.0}, r"C=-1.0 is outside its bounds"),
+    ],
+)
+def test_bad_fixed_values_are_named(toy, fixed, message):
+    X, y = toy
+    with pytest.raises(ValueError, match=message):
+        Bisection(fixed=fixed).tune(BowlC(target={"gamma": 0.1}), X, y, kernel=RBF())
+
+
+@pytest.mark.parametrize("seed", ["abc", -1, 1.5, True])
+def test_bad_random_state_is_named(toy, seed):
+    X, y = toy
+    with pytest.raises(ValueError, match=r"random_state must be None, a non-negative integer"):
+        Bisection().tune(Bowl(target={"gamma": 0.1}), X, y, kernel=RBF(), random_state=seed)

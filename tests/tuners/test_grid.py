@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from svmtune.kernels import RBF
+from svmtune.kernels import RBF, AnisotropicRBF
 from svmtune.tuners import Grid
 
 from .conftest import Bowl
@@ -67,3 +67,59 @@ def test_bad_options(toy):
         Grid(values={"gamma": [-1.0]}).tune(obj, X, y, kernel=RBF())
     with pytest.raises(ValueError, match="empty"):
         Grid(values={"gamma": []}).tune(obj, X, y, kernel=RBF())
+
+
+def test_grid_is_generated_lazily_within_the_budget(toy):
+    # 10**4 x 10**4 points: building them all first hung; lazily, two are made and evaluated.
+    X, y = toy
+    res = Grid(n_points=10**4, max_evals=2).tune(
+        BowlC(target={"C": 1.0, "gamma": 1.0}), X, y, kernel=RBF()
+    )
+    assert len(res.trace) == 2 and res.stopped_by == "max_evals"
+    assert res.trace["param_C"].tolist() == [0.1, 0.1]  # first parameter varies slowest
+    # 3**60 points over an anisotropic RBF: the budget ends the search after 30 evaluations.
+    Xa = np.random.default_rng(1).normal(size=(20, 60))
+    kernel = AnisotropicRBF(n_features=60)
+    target = {f"gamma_{f}": 1.0 for f in range(60)}
+    res = Grid(n_points=3, max_evals=30).tune(Bowl(target=target), Xa, y, kernel=kernel)
+    assert len(res.trace) == 30
+    assert Grid(n_points=3).size(kernel.space) == 3**60
+
+
+def test_grid_larger_than_max_points_without_budget_is_refused(toy):
+    X, y = toy
+    Xa = np.random.default_rng(1).normal(size=(20, 60))
+    kernel = AnisotropicRBF(n_features=60)
+    obj = Bowl(target={f"gamma_{f}": 1.0 for f in range(60)})
+    with pytest.raises(ValueError, match=r"Grid has about 4.24e\+28 points over 60 parameters"):
+        Grid(n_points=3).tune(obj, Xa, y, kernel=kernel)
+    with pytest.raises(ValueError, match="more than max_points=8, and no budget"):
+        Grid(n_points=3, max_points=8).tune(BowlC(target={"C": 1.0}), X, y, kernel=RBF())
+    # at the limit, or with a budget of time, it runs
+    res = Grid(n_points=3, max_points=9).tune(BowlC(target={"C": 1.0}), X, y, kernel=RBF())
+    assert len(res.trace) == 9
+    res = Grid(n_points=3, max_points=8, max_seconds=600).tune(
+        BowlC(target={"C": 1.0}), X, y, kernel=RBF()
+    )
+    assert len(res.trace) == 9
+    with pytest.raises(ValueError, match="max_points must be a positive integer or None"):
+        Grid(max_points=0).tune(obj, Xa, y, kernel=kernel)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"values": {"gamma": 0.5}}, "Grid values for 'gamma' must be a sequence of numbers"),
+        ({"values": {"gamma": "ab"}}, "Grid values for 'gamma' must be a sequence of numbers"),
+        ({"values": [("gamma", [1.0])]}, "Grid values must be a mapping name -> values"),
+        ({"values": {"gamma": ["a"]}}, "gamma must be a number; got 'a'"),
+        ({"bounds": {"gamma": (1,)}}, r"Grid bounds for 'gamma' must be a pair of numbers"),
+        ({"bounds": {"gamma": ("a", 1)}}, r"Grid bounds for 'gamma' must be a pair of numbers"),
+        ({"bounds": {"gamma": (1, float("nan"))}}, r"Grid bounds for 'gamma' must be finite"),
+        ({"n_points": True}, "n_points must be a positive integer"),
+    ],
+)
+def test_bad_values_and_bounds_are_named(toy, options, message):
+    X, y = toy
+    with pytest.raises(ValueError, match=message):
+        Grid(**options).tune(Bowl(target={"gamma": 1.0}), X, y, kernel=RBF())
