@@ -10,11 +10,52 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._validation import check_X
 from svmtune.kernels._base import KernelModel
 
-__all__ = ["KernelExpansion"]
+__all__ = ["KernelExpansion", "decision_tolerance", "labels_from_decisions"]
+
+#: Units of ``numpy.finfo(float).eps`` per summed term in :func:`decision_tolerance`: the
+#: first-order bound of summation round-off is one unit roundoff (half an eps) per term; the
+#: rest allows a few ulps of error in each kernel value itself.
+ROUNDOFF_EPS_PER_TERM = 4.0
+
+
+def decision_tolerance(scale: ArrayLike, n_terms: int) -> NDArray[np.float64]:
+    """How far from zero a computed decision value ``f = sum_i c_i k_i + b`` must be for its
+    sign to be more than round-off.
+
+    ``scale`` is ``sum_i |c_i k_i| + |b|`` (per decision value) and ``n_terms`` the number of
+    terms summed. The bound is ``ROUNDOFF_EPS_PER_TERM * eps * n_terms * scale``: a decision of
+    exactly zero in exact arithmetic (e.g. a point identical to support vectors of both classes
+    with equal weights) comes out as ``+-1e-17``-ish whose sign means nothing.
+
+    Examples
+    --------
+    >>> bool(decision_tolerance(1.0, 10) == 40 * np.finfo(float).eps)
+    True
+    """
+    eps = float(np.finfo(np.float64).eps)
+    return ROUNDOFF_EPS_PER_TERM * eps * max(int(n_terms), 1) * np.asarray(scale, dtype=np.float64)
+
+
+def labels_from_decisions(decision: ArrayLike, tolerance: ArrayLike = 0.0) -> NDArray[np.float64]:
+    """Labels in {-1, +1} of decision values, ``+1`` where ``f >= -tolerance``.
+
+    A decision within ``tolerance`` (its round-off bound, :func:`decision_tolerance`) of zero is
+    zero as far as anyone can tell, so it gets the tie label +1 whatever the sign round-off gave
+    it: the sign of round-off never decides a label (nor, through it, whether a point counts as
+    right).
+
+    Examples
+    --------
+    >>> labels_from_decisions([0.5, -1e-17, 1e-17, -2.0], 1e-15).tolist()
+    [1.0, 1.0, 1.0, -1.0]
+    """
+    f = np.asarray(decision, dtype=np.float64)
+    return np.where(f >= -np.asarray(tolerance, dtype=np.float64), 1.0, -1.0)
 
 
 class KernelExpansion:
-    """``f(x) = sum_i coef_i k(x, x_i) + intercept``; ``predict(x) = sign(f(x))`` (ties -> +1).
+    """``f(x) = sum_i coef_i k(x, x_i) + intercept``; ``predict(x) = sign(f(x))`` (ties -> +1,
+    and a decision within round-off of zero is a tie).
 
     For an SVM, ``coef_i = alpha_i y_i``; for Fischetti's LOO models, ``coef_i = alpha_{y_i} y_i``.
 
@@ -69,23 +110,64 @@ class KernelExpansion:
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """Signed score of each row of ``X``."""
+        return self._decisions(X, with_tolerance=False)[0]
+
+    def decision_tolerance(self, X: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """The decision values of ``X`` and, for each, the round-off bound within which its sign
+        means nothing (:func:`decision_tolerance`)."""
+        f, tol = self._decisions(X, with_tolerance=True)
+        assert tol is not None
+        return f, tol
+
+    def _decisions(
+        self, X: ArrayLike, *, with_tolerance: bool
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
         Xc = check_X(X)
         if Xc.shape[1] != self.n_features:
             raise ValueError(
                 f"X has {Xc.shape[1]} features but the classifier was built on {self.n_features}"
             )
         out = np.empty(Xc.shape[0])
+        scale = np.empty(Xc.shape[0]) if with_tolerance else None
+        abs_coef = np.abs(self.coef)
         for start in range(0, Xc.shape[0], self.block_size):
             stop = min(start + self.block_size, Xc.shape[0])
             K = self.kernel.gram(self.params, Xc[start:stop], self.vectors)
             out[start:stop] = K @ self.coef + self.intercept
-        return out
+            if scale is not None:
+                scale[start:stop] = np.abs(K) @ abs_coef + abs(self.intercept)
+        if scale is None:
+            return out, None
+        return out, decision_tolerance(scale, self.coef.shape[0] + 1)
 
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:
-        """Labels in {-1, +1}."""
-        return np.where(self.decision_function(X) >= 0.0, 1.0, -1.0)
+        """Labels in {-1, +1}: the sign of ``f(x)``, +1 for a decision within round-off of zero
+        (:func:`labels_from_decisions`)."""
+        return labels_from_decisions(*self.decision_tolerance(X))
 
     def error(self, X: ArrayLike, y: ArrayLike) -> float:
-        """Fraction of ``(X, y)`` misclassified."""
-        yy = np.asarray(y, dtype=np.float64).ravel()
-        return float(np.mean(self.predict(X) != yy))
+        """Fraction of ``(X, y)`` misclassified.
+
+        ``y`` must hold one label per row of ``X``, each -1 or +1 (the classifier's labels; one
+        class alone is fine). Equal to ``mean(predict(X) != y)``.
+        """
+        yy = np.asarray(y)
+        if yy.ndim != 1:
+            raise ValueError(f"y must be 1-dimensional; got shape {yy.shape}")
+        try:
+            yf = yy.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"y must hold the classifier's labels -1 and +1: {exc}") from exc
+        labels = np.unique(yf)
+        if not np.all(np.isin(labels, (-1.0, 1.0))):
+            raise ValueError(
+                f"y must hold only the classifier's labels -1 and +1; found {labels.tolist()}"
+            )
+        Xc = check_X(X)
+        if Xc.shape[0] != yf.shape[0]:
+            raise ValueError(
+                f"X and y have mismatched lengths: X has {Xc.shape[0]} rows, y has "
+                f"{yf.shape[0]} labels"
+            )
+        f, tol = self.decision_tolerance(Xc)
+        return float(np.mean(labels_from_decisions(f, tol) != yf))

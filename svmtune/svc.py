@@ -199,8 +199,11 @@ class SVC(ClassifierMixin, BaseEstimator):
         return self.expansion_.decision_function(Xc)
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
-        """``classes_[1]`` where ``f(x) >= 0``, else ``classes_[0]``."""
-        positive = self.decision_function(X) >= 0.0
+        """``classes_[1]`` where ``f(x) >= 0`` (or ``f(x)`` is within round-off of zero:
+        :meth:`svmtune.classifier.KernelExpansion.predict`), else ``classes_[0]``."""
+        check_is_fitted(self)
+        Xc = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        positive = self.expansion_.predict(Xc) > 0.0
         return self.classes_[positive.astype(np.intp)]
 
     def kernel_expansion(self) -> KernelExpansion:

@@ -11,7 +11,7 @@ from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
 from svmtune._validation import as_rng
-from svmtune.classifier import KernelExpansion
+from svmtune.classifier import KernelExpansion, decision_tolerance, labels_from_decisions
 from svmtune.datasets import stratified_kfold
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.objectives._base import BoundObjective, Objective, Outcome
@@ -21,7 +21,6 @@ from svmtune.solvers.smo import (
     Selection,
     SMOResult,
     check_gram,
-    decision_from_gradient,
     feasible_start,
 )
 from svmtune.space import SearchSpace
@@ -51,8 +50,10 @@ class KFoldCV(Objective):
     - binding computes the kernel statistics (squared distances) once; an evaluation makes one
       Gram matrix over all training points (one ``exp`` pass for an RBF kernel) and every fold
       solves on its training indices of that matrix, without copying it;
-    - the validation decision values come from the solver's gradient, which SMO keeps for the
-      held-out points too: no second kernel pass;
+    - the validation decision values are read off the Gram rows already in memory: no second
+      kernel pass. A decision within round-off of zero
+      (:func:`~svmtune.classifier.decision_tolerance`) is a tie, labelled +1 as the final
+      classifier's ``predict`` does: the sign of round-off never decides;
     - alpha seeding: each fold starts from its own solution at the nearest setting evaluated
       before (max-norm distance in log units, a kernel parameter's change counting twice a
       change of ``C``: :data:`KERNEL_WEIGHT`), clipped to the new ``C``'s box (not rescaled:
@@ -234,7 +235,12 @@ class _BoundKFoldCV(BoundObjective):
         alpha0 = None if seed is None else feasible_start(seed, y, C, active=tr)
         if K is not None:
             res = self.solver.solve(y, C=C, gram=K, active=tr, alpha0=alpha0)
-            dec = decision_from_gradient(res.gradient[va], y[va], res.b)
+            # Validation decisions from the Gram rows in memory (no kernel pass), summed
+            # directly so that their round-off is bounded (decision_tolerance).
+            sv = np.flatnonzero(res.alpha)
+            Kv = K[np.ix_(va, sv)]
+            dec = Kv @ (res.alpha[sv] * y[sv]) + res.b
+            tol = decision_tolerance(np.abs(Kv) @ res.alpha[sv] + abs(res.b), sv.size + 1)
             extra = 0
         else:
             sub = self.solver.solve(
@@ -258,9 +264,10 @@ class _BoundKFoldCV(BoundObjective):
                 gap=sub.gap,
             )
             clf = expansion_from_solution(self.kernel, kp, self.X[tr], y[tr], sub)
-            dec = clf.decision_function(self.X[va])
+            dec, tol = clf.decision_tolerance(self.X[va])
             extra = int(va.size * clf.vectors.shape[0])
-        errors = int(np.sum(np.where(dec >= 0.0, 1.0, -1.0) != y[va]))
+        # A decision within round-off of zero is a tie (+1, as predict says), whatever its sign.
+        errors = int(np.count_nonzero(labels_from_decisions(dec, tol) != y[va]))
         return res, errors, extra
 
     def _evaluate(self, params: dict[str, float]) -> Outcome:

@@ -9,6 +9,7 @@ from sklearn.svm import SVC as LibSVC
 from svmtune import SVC
 from svmtune.kernels import RBF, Linear
 from svmtune.objectives import KFoldCV
+from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
 from svmtune.study import Method
 from svmtune.tuners import Grid
 from tests.solvers._data import real_split
@@ -169,3 +170,19 @@ def test_options_are_checked_at_first_use_before_any_data(options, match) -> Non
         KFoldCV(**options).search_space(RBF())
     with pytest.raises(ValueError, match=match):
         Method(KFoldCV(**options), Grid(), RBF()).search_space()
+
+
+@pytest.mark.parametrize("n", [20, 40, 50])
+@pytest.mark.parametrize("memory_budget", [DEFAULT_MEMORY_BUDGET, 1024])
+def test_identical_rows_score_one_half(n, memory_budget) -> None:
+    # Hand-computed: on identical rows every fold's solution has all alpha = C and f == 0 in
+    # exact arithmetic, so every validation point is a tie, labelled +1 (as predict does): with
+    # stratified, balanced folds exactly half are wrong. Round-off (+-6e-17, its sign following
+    # the labels through seeding) used to decide, scoring 0.3 or even 0.0.
+    X = np.ones((2 * n, 3))
+    y = np.repeat([-1.0, 1.0], n)
+    bound = KFoldCV(k=5, memory_budget=memory_budget).bind(X, y, kernel=RBF())
+    assert (bound.prepared is None) == (memory_budget == 1024)
+    for C in (0.1, 1.0, 10.0):
+        for gamma in (1.0, 2.0):
+            assert bound.evaluate({"C": C, "gamma": gamma}).value == 0.5
