@@ -8,22 +8,40 @@ from numpy.typing import NDArray
 __all__ = ["inner_products", "squared_distances"]
 
 
+def _check_finite(
+    M: NDArray[np.float64], what: str, X: NDArray[np.float64], Z: NDArray[np.float64] | None
+) -> None:
+    """Raise ValueError if float64 overflowed while computing ``M`` from finite points."""
+    if np.isfinite(M).all():
+        return
+    i, j = np.argwhere(~np.isfinite(M))[0]
+    big = max(float(np.max(np.abs(X))), 0.0 if Z is None else float(np.max(np.abs(Z))))
+    raise ValueError(
+        f"{what} overflow float64 (NaN or inf at [{i}, {j}]; the data has values up to "
+        f"{big:.3g} in absolute value), so the Gram matrix would not be finite: rescale or "
+        "standardize the features (svmtune.datasets.standardize)"
+    )
+
+
 def squared_distances(
     X: NDArray[np.float64], Z: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
     """``D[i, j] = ||X[i] - Z[j]||^2`` (``Z = X`` when omitted), clipped at 0.
 
     Uses the expansion ``|x|^2 + |z|^2 - 2 x.z`` (one matrix product); when ``Z`` is omitted the
-    result is exactly symmetric with an exactly zero diagonal.
+    result is exactly symmetric with an exactly zero diagonal. ValueError if float64 overflows
+    (features near 1e154 or beyond): a kernel of such distances would be NaN, or silently 0.
     """
     same = Z is None
     Zm = X if Z is None else Z
-    xx = np.einsum("ij,ij->i", X, X)
-    zz = xx if same else np.einsum("ij,ij->i", Zm, Zm)
-    D = X @ Zm.T
-    D *= -2.0
-    D += xx[:, None]
-    D += zz[None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        xx = np.einsum("ij,ij->i", X, X)
+        zz = xx if same else np.einsum("ij,ij->i", Zm, Zm)
+        D = X @ Zm.T
+        D *= -2.0
+        D += xx[:, None]
+        D += zz[None, :]
+    _check_finite(D, "squared distances", X, Z)
     np.maximum(D, 0.0, out=D)
     if same:
         np.fill_diagonal(D, 0.0)
@@ -35,9 +53,12 @@ def inner_products(
     X: NDArray[np.float64], Z: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
     """``G[i, j] = X[i] . Z[j]`` (``Z = X`` when omitted; then the result is exactly symmetric)."""
-    if Z is None:
-        G = X @ X.T
-        G += G.T
-        G *= 0.5
-        return G
-    return X @ Z.T
+    with np.errstate(over="ignore", invalid="ignore"):
+        if Z is None:
+            G = X @ X.T
+            G += G.T
+            G *= 0.5
+        else:
+            G = X @ Z.T
+    _check_finite(G, "inner products", X, Z)
+    return G

@@ -178,6 +178,12 @@ class _BoundLOO(BoundObjective):
         if self.model == "naive":
             S += self.kernel.diag(kernel_params, self.X)[:, None] * self.W
             evals += self.n_samples
+        if not np.isfinite(S).all():
+            j = int(np.flatnonzero(~np.isfinite(S).all(axis=1))[0])
+            raise ValueError(
+                f"Gram matrix of {self.kernel!r} at {dict(kernel_params)} contains a non-finite "
+                f"value (NaN or inf) in row {j}: the net signals are not finite"
+            )
         return S[:, 0], S[:, 1], evals
 
     def _solve(self, kp: Mapping[str, float]) -> tuple[float, float, float, int, int]:

@@ -7,10 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from svmtune import SVC
 from svmtune.classifier import KernelExpansion
 from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF, AnisotropicRBF, Linear, MultipleKernel
-from svmtune.objectives import LOOEstimate, Status
+from svmtune.kernels._base import PreparedKernel
+from svmtune.objectives import KFoldCV, LOOEstimate, Status
 from svmtune.study import Method
 from svmtune.tuners import Grid
 
@@ -244,3 +246,38 @@ def test_options_are_checked_at_first_use_before_any_data(options, match):
         LOOEstimate(**options).search_space(RBF())
     with pytest.raises(ValueError, match=match):
         Method(LOOEstimate(**options), Grid(), RBF()).search_space()
+
+
+class _NaNKernel(RBF):
+    """An RBF whose Gram matrix is NaN at gamma >= 10 (a kernel that overflows at evaluation)."""
+
+    def _prepare(self, X, Z):
+        prepared = super()._prepare(X, Z)
+        gram = prepared._gram
+        prepared._gram = lambda p: gram(p) * (np.nan if p["gamma"] >= 10 else 1.0)
+        prepared.weighted_sums = lambda p, W, skip=None: PreparedKernel.weighted_sums(
+            prepared, p, W, skip=skip
+        )
+        return prepared
+
+
+@pytest.mark.parametrize("model", ["loo1", "loo2", "loo3", "naive"])
+def test_non_finite_distances_or_gram_raise_like_kfold_and_svc(heart, model):
+    # Features near 1e160 overflow the squared distances: LOOEstimate returned 1.0 with
+    # status ok; it now refuses them with the error KFoldCV and SVC give.
+    Xtr, ytr, _, _ = heart
+    big = Xtr * 1e160
+    match = "squared distances overflow float64"
+    with pytest.raises(ValueError, match=match):
+        LOOEstimate(model=model).evaluate(big, ytr, kernel=RBF(), params={"gamma": 0.1})
+    with pytest.raises(ValueError, match=match):
+        KFoldCV().evaluate(big, ytr, kernel=RBF(), params={"C": 1.0, "gamma": 0.1})
+    with pytest.raises(ValueError, match=match):
+        SVC().fit(big, ytr)
+    with pytest.raises(ValueError, match="inner products overflow float64"):
+        LOOEstimate(model=model).evaluate(Xtr * 1e160, ytr, kernel=Linear(), params={})
+    # a Gram matrix that is not finite at one setting only: that evaluation is refused
+    bound = LOOEstimate(model=model).bind(Xtr, ytr, kernel=_NaNKernel())
+    assert bound.evaluate({"gamma": 1.0}).ok
+    with pytest.raises(ValueError, match="contains a non-finite value"):
+        bound.evaluate({"gamma": 10.0})
