@@ -14,6 +14,7 @@ from sklearn.utils.estimator_checks import check_estimator
 from svmtune import SVC, KernelExpansion
 from svmtune.kernels import RBF, Linear
 from tests.solvers._data import REAL_SETS, real_split
+from tests.solvers._optimality import gap_of, w_bound, w_distance
 
 TOL = 1e-3
 
@@ -50,20 +51,33 @@ def test_agrees_with_libsvm_on_real_data(name: str) -> None:
     lib = LibSVC(C=2.0, gamma=gamma, tol=TOL).fit(X, labels)
     assert ours.classes_.tolist() == lib.classes_.tolist() == ["neg", "pos"]
     assert ours.converged_ and ours.n_iter_ > 0 and ours.kernel_evals_ == X.shape[0] ** 2
-    # Same signs: dual_coef_ = alpha_i y_i with y = +1 for classes_[1], as scikit-learn's.
-    ours_coef = dict(zip(ours.support_.tolist(), ours.dual_coef_[0], strict=True))
-    lib_coef = dict(zip(lib.support_.tolist(), lib.dual_coef_[0], strict=True))
-    common = sorted(set(ours_coef) & set(lib_coef))
-    # At most a point or two on the margin that the eps-KKT stop leaves undecided.
-    assert len(set(ours_coef) ^ set(lib_coef)) <= max(1, 0.02 * len(lib_coef))
-    assert np.allclose([ours_coef[i] for i in common], [lib_coef[i] for i in common], atol=0.02)
+    # Same signs: dual_coef_ = alpha_i y_i with y = +1 for classes_[1], as scikit-learn's. Two
+    # tol-optimal solutions need not share alphas or supports; what tol guarantees is that their
+    # duality gaps are small, so their weight vectors are close (strong convexity), so are their
+    # decision values, and they predict alike where libsvm's decision is beyond that distance.
+    ys = np.where(labels == ours.classes_[1], 1.0, -1.0)
+    assert np.all(np.sign(ours.dual_coef_[0]) == ys[ours.support_])
+    assert np.all(np.sign(lib.dual_coef_[0]) == ys[lib.support_])
+    K = RBF().gram({"gamma": gamma}, X)
+    alphas, gaps = [], []
+    for clf in (ours, lib):
+        a = np.zeros(y.size)
+        a[clf.support_] = np.abs(clf.dual_coef_[0])
+        alphas.append(a)
+        gaps.append(gap_of(a, float(clf.intercept_[0]), ys, K, 2.0))
+    # gap = sum_i alpha_i (y_i f_i - 1) + C xi_i, each term <= 2 C tol at a tol-KKT point
+    assert max(gaps) <= 2 * 2.0 * y.size * TOL
+    dw = w_bound(*gaps)
+    assert w_distance(alphas[0], alphas[1], ys, K) <= dw
     assert ours.intercept_[0] == pytest.approx(lib.intercept_[0], abs=2 * TOL)
     assert ours.n_support_.sum() == ours.support_.size
-    # Predictions identical on the test set except points within tol of the boundary.
+    # Decision values within ||w - w'|| sqrt(k(x, x)) + |b - b'| (k(x, x) = 1): predictions
+    # identical on the test set except where libsvm's decision is within that of the boundary.
+    band = dw + abs(float(ours.intercept_[0] - lib.intercept_[0]))
     f_lib = lib.decision_function(Xt)
+    assert np.abs(ours.decision_function(Xt) - f_lib).max() <= band
     differ = ours.predict(Xt) != lib.predict(Xt)
-    assert np.all(np.abs(f_lib[differ]) <= TOL)
-    assert np.abs(ours.decision_function(Xt) - f_lib).max() < 0.01
+    assert np.all(np.abs(f_lib[differ]) <= band)
 
 
 def test_kernel_expansion_is_the_same_classifier() -> None:
