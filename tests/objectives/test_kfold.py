@@ -13,6 +13,7 @@ from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
 from svmtune.study import Method
 from svmtune.tuners import Grid
 from tests.solvers._data import real_split
+from tests.solvers._optimality import bias_of, gap_of, undecided_validation_points, w_bound
 
 GRID = Grid(values={"C": [0.3, 1.0, 3.0, 10.0], "gamma": [0.003, 0.01, 0.03, 0.1]})
 
@@ -23,22 +24,49 @@ def heart() -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def _brute_force_errors(X, y, folds, C, gamma) -> int:
-    errors = 0
+def _libsvm_folds(X, y, folds, C, gamma, tol) -> list[tuple[int, np.ndarray, float]]:
+    """Per fold: libsvm's validation errors, alphas over the training part and bias."""
+    out = []
     for tr, va in folds:
-        clf = LibSVC(C=C, gamma=gamma, tol=1e-3).fit(X[tr], y[tr])
-        errors += int(np.sum(clf.predict(X[va]) != y[va]))
-    return errors
+        clf = LibSVC(C=C, gamma=gamma, tol=tol).fit(X[tr], y[tr])
+        a = np.zeros(tr.size)
+        a[clf.support_] = np.abs(clf.dual_coef_[0])
+        out.append((int(np.sum(clf.predict(X[va]) != y[va])), a, float(clf.intercept_[0])))
+    return out
+
+
+def _allowance(X, y, folds, C, gamma, alphas, biases, tol) -> tuple[int, int]:
+    """libsvm's pooled validation errors, and how many validation points a tol-optimal solution
+    with the given per-fold ``alphas`` (over each training part) and ``biases`` may classify
+    differently from libsvm's: those within the guaranteed distance of the two decision
+    functions (duality gaps, strong convexity) of zero."""
+    K = RBF().gram({"gamma": gamma}, X)
+    lib_errors = allowed = 0
+    for (tr, va), (err, lib_a, lib_b), a, b in zip(
+        folds, _libsvm_folds(X, y, folds, C, gamma, tol), alphas, biases, strict=True
+    ):
+        lib_errors += err
+        allowed += undecided_validation_points(a, b, lib_a, lib_b, y, K, C, tr, va)
+    return lib_errors, allowed
 
 
 @pytest.mark.parametrize("params", [{"C": 1.0, "gamma": 0.01}, {"C": 10.0, "gamma": 0.1}])
 def test_value_is_the_pooled_cv_error(heart, params) -> None:
     X, y = heart
-    bound = KFoldCV(k=5, seeding=False).bind(X, y, kernel=RBF())
+    # At a tight tolerance, so that what it guarantees is informative (at tol=1e-3 and C=10
+    # the guaranteed band covers most points).
+    tol = 1e-6
+    bound = KFoldCV(k=5, seeding=False, tol=tol).bind(X, y, kernel=RBF())
     ev = bound.evaluate(params)
-    brute = _brute_force_errors(X, y, bound.folds, params["C"], params["gamma"])
-    # Equal up to a point within the solvers' tolerance of the boundary.
-    assert abs(ev.info["errors"] - brute) <= 1
+    C, gamma = params["C"], params["gamma"]
+    K = RBF().gram({"gamma": gamma}, X)
+    solved = [bound._solve_fold(f, C, {"gamma": gamma}, K, None)[0] for f in range(5)]
+    alphas = [res.alpha[tr] for res, (tr, _) in zip(solved, bound.folds, strict=True)]
+    lib_errors, allowed = _allowance(
+        X, y, bound.folds, C, gamma, alphas, [res.b for res in solved], tol
+    )
+    assert abs(ev.info["errors"] - lib_errors) <= allowed
+    assert allowed <= 0.05 * y.size  # the comparison says something
     assert ev.value == ev.info["errors"] / y.size
     assert ev.cost.kernel_evals == y.size**2  # one Gram matrix for all five folds
     assert ev.cost.iterations > 0 and ev.info["converged"]
@@ -74,9 +102,32 @@ def test_seeding_saves_iterations_on_a_grid_and_changes_no_value(heart) -> None:
     it_seeded = int(seeded.trace["iterations"].sum())
     it_cold = int(cold.trace["iterations"].sum())
     assert it_seeded < 0.85 * it_cold  # about 0.77 on heart
-    assert np.array_equal(seeded.trace["value"], cold.trace["value"])
-    assert seeded.best_params == cold.best_params
     assert np.array_equal(seeded.trace["kernel_evals"], cold.trace["kernel_evals"])
+    # Seeding changes where SMO starts, not the problem: both runs' values are CV errors of
+    # tol-optimal solutions, so each agrees with libsvm's up to the points within the
+    # guaranteed distance of the decision functions (two tol-optimal solutions need not share
+    # alphas, so exact equality of the values holds on one machine's rounding only). At a tight
+    # tolerance, so that the guarantee is informative.
+    tol = 1e-6
+    allowances = []
+    for seeding in (True, False):
+        bound = KFoldCV(k=5, seeding=seeding, tol=tol).bind(X, y, kernel=RBF())
+        run = hinge.tune_bound(bound)
+        n_seen = len(run.trace)
+        for i, row in run.trace.iterrows():
+            C, gamma = row["param_C"], row["param_gamma"]
+            K = RBF().gram({"gamma": gamma}, X)
+            alphas = [bound._seeds[f][i - n_seen][1][tr] for f, (tr, _) in enumerate(bound.folds)]
+            biases = [
+                bias_of(a, y[tr], K[np.ix_(tr, tr)], C)
+                for a, (tr, _) in zip(alphas, bound.folds, strict=True)
+            ]
+            lib_errors, allowed = _allowance(X, y, bound.folds, C, gamma, alphas, biases, tol)
+            errors = round(row["value"] * y.size)
+            assert abs(errors - lib_errors) <= allowed, (seeding, i, errors, lib_errors)
+            allowances.append(allowed)
+    # the comparison says something (the band is wide only at the largest C)
+    assert np.median(allowances) <= 0.02 * y.size
 
 
 def test_parallel_folds_give_the_same_evaluations(heart) -> None:
@@ -100,16 +151,40 @@ def test_classifier_is_the_svm_on_all_training_data(heart) -> None:
 def test_small_memory_budget_trains_each_fold_on_cached_rows(heart) -> None:
     X, y = heart
     params = {"C": 1.0, "gamma": 0.02}
-    full = KFoldCV(seeding=False).bind(X, y, kernel=RBF())
-    small = KFoldCV(seeding=False, memory_budget=8 * y.size * 50).bind(X, y, kernel=RBF())
+    tol = 1e-6  # tight, so that what the tolerance guarantees is informative
+    full = KFoldCV(seeding=False, tol=tol).bind(X, y, kernel=RBF())
+    small = KFoldCV(seeding=False, tol=tol, memory_budget=8 * y.size * 50).bind(X, y, kernel=RBF())
     assert full.prepared is not None and small.prepared is None
     a, b = full.evaluate(params), small.evaluate(params)
-    assert abs(a.info["errors"] - b.info["errors"]) <= 1
     assert b.cost.kernel_evals > 0 and b.cost.kernel_evals != a.cost.kernel_evals
-    clf = small.classifier(params)
-    assert np.allclose(
-        clf.decision_function(X[:20]), full.classifier(params).decision_function(X[:20]), atol=1e-3
-    )
+    # Rows on demand round differently from the full Gram: the two runs reach different
+    # tol-optimal solutions, whose CV errors each agree with libsvm's up to the validation
+    # points within the guaranteed distance of the decision functions.
+    K = RBF().gram({"gamma": 0.02}, X)
+    for bound, ev in ((full, a), (small, b)):
+        alphas = [bound._seeds[f][-1][1][tr] for f, (tr, _) in enumerate(bound.folds)]
+        biases = [
+            bias_of(al, y[tr], K[np.ix_(tr, tr)], 1.0)
+            for al, (tr, _) in zip(alphas, bound.folds, strict=True)
+        ]
+        lib_errors, allowed = _allowance(X, y, bound.folds, 1.0, 0.02, alphas, biases, tol)
+        assert abs(ev.info["errors"] - lib_errors) <= allowed <= 0.05 * y.size
+    # The final classifiers: decision values within ||w - w'|| sqrt(k(x, x)) + |b - b'|.
+    c_small, c_full = small.classifier(params), full.classifier(params)
+    alpha = []
+    for clf in (c_small, c_full):
+        al = np.zeros(y.size)
+        rows = [int(np.flatnonzero((X == v).all(axis=1))[0]) for v in clf.vectors]
+        al[rows] = np.abs(clf.coef)
+        alpha.append(al)
+    gaps = [
+        gap_of(al, clf.intercept, y, K, 1.0)
+        for al, clf in zip(alpha, (c_small, c_full), strict=True)
+    ]
+    band = w_bound(*gaps) + abs(c_small.intercept - c_full.intercept)
+    assert band < 0.05
+    diff = c_small.decision_function(X[:20]) - c_full.decision_function(X[:20])
+    assert np.abs(diff).max() <= band
 
 
 def test_seeded_evaluation_order_does_not_change_values(heart) -> None:

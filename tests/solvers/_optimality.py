@@ -27,3 +27,37 @@ def w_bound(*gaps: float) -> float:
     other (a decision value ``<w, phi(x)> + b`` then within that times ``sqrt(k(x, x))``, plus
     the difference of the biases) - whatever their alphas."""
     return sum(float(np.sqrt(2.0 * max(g, 0.0))) for g in gaps) + 1e-9
+
+
+def bias_of(alpha: np.ndarray, y: np.ndarray, K: np.ndarray, C: float) -> float:
+    """The bias SMO reports for ``alpha`` (``SMOResult.b``): mean of ``-y G`` over the free
+    support vectors, else the middle of the feasible interval."""
+    v = -y * (y * (K @ (alpha * y)) - 1.0)
+    free = (alpha > 0.0) & (alpha < C)
+    if free.any():
+        return float(np.mean(v[free]))
+    up = np.where(y > 0, alpha < C, alpha > 0.0)
+    low = np.where(y > 0, alpha > 0.0, alpha < C)
+    return 0.5 * (float(v[up].max()) + float(v[low].min()))
+
+
+def undecided_validation_points(
+    alpha: np.ndarray,
+    b: float,
+    lib_alpha: np.ndarray,
+    lib_b: float,
+    y: np.ndarray,
+    K: np.ndarray,
+    C: float,
+    tr: np.ndarray,
+    va: np.ndarray,
+) -> int:
+    """How many validation points two tol-optimal solutions of one fold (alphas over ``tr``) may
+    classify differently: those whose decision (libsvm's) is within the guaranteed distance of
+    the two decision functions, ``w_bound(gaps) sqrt(k(x, x)) + |b - b'|``, of zero."""
+    Ktr, ytr = K[np.ix_(tr, tr)], y[tr]
+    gaps = [gap_of(a, bb, ytr, Ktr, C) for a, bb in ((alpha, b), (lib_alpha, lib_b))]
+    diag = np.sqrt(np.maximum(np.diag(K)[va], 0.0))
+    band = w_bound(*gaps) * diag + abs(b - lib_b)
+    f_lib = K[np.ix_(va, tr)] @ (lib_alpha * ytr) + lib_b
+    return int(np.count_nonzero(np.abs(f_lib) <= band))
