@@ -9,8 +9,8 @@ from svmtune.datasets import feature_names, list_datasets, load
 from svmtune.datasets._load import _ambiguous_rows
 from svmtune.datasets._registry import DATASETS, SOURCES
 
-# The README table of /work/shared/data/keel (rows, feature columns before encoding), written
-# out here independently of the registry.
+# The table of svmtune/datasets/data/README.md (rows, raw feature columns before encoding),
+# written out here independently of the registry.
 README = {
     "australian": (690, 14),
     "wisconsin": (683, 9),
