@@ -114,9 +114,6 @@ class LOOEstimate(Objective):
     ) -> _BoundLOO:
         return _BoundLOO(self, X, y, kernel, space, self._check_options())
 
-    def __repr__(self) -> str:
-        return f"LOOEstimate(model={self.model!r})"
-
 
 class _BoundLOO(BoundObjective):
     def __init__(

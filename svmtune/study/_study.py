@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,38 @@ from svmtune.study._data import (
 )
 from svmtune.study._method import Method
 from svmtune.study._results import summary_table
-from svmtune.study._storage import Storage, default_storage_url
+from svmtune.study._storage import Storage, default_storage_url, new_worker_id
+
+#: Seconds between two heartbeats of a running study's claims.
+HEARTBEAT_S = 30.0
+#: A claim whose heartbeat is older than this is taken over by another process.
+STALE_AFTER_S = 300.0
+
+
+class _Heartbeat:
+    """A daemon thread renewing the heartbeat of a worker's claims every HEARTBEAT_S seconds."""
+
+    def __init__(self, store: Storage, worker: str) -> None:
+        self.store = store
+        self.worker = worker
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="svmtune-heartbeat", daemon=True)
+
+    def _loop(self) -> None:
+        while not self.done.wait(HEARTBEAT_S):
+            try:
+                self.store.heartbeat(self.worker)
+            except Exception:  # a busy database: the next beat will do
+                pass
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.done.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
 
 __all__ = ["Study"]
 
@@ -226,7 +258,7 @@ class Study:
             "test_size": float(self.test_size) if self.split == "holdout" else None,
             "max_seconds": self.max_seconds,
             "methods": {
-                k: (m.describe() if isinstance(m, Method) else repr(m)) for k, m in methods.items()
+                k: (m.describe() if hasattr(m, "describe") else repr(m)) for k, m in methods.items()
             },
         }
 
@@ -278,6 +310,7 @@ class Study:
         n_jobs: int | None = 1,
         storage: str | None = None,
         retry_failed: bool = False,
+        replace_changed: bool = False,
         progress: bool | Callable[[CellRecord, int, int], None] = False,
     ) -> Study:
         """Run every cell not stored yet; write each finished cell at once.
@@ -292,6 +325,10 @@ class Study:
             ``storage_`` for later reads (``results()``, ``traces()``, ``summary()``).
         retry_failed : bool, default False
             Run again the cells stored as failed or timed out (their rows are replaced).
+        replace_changed : bool, default False
+            A method whose definition differs from the one stored under its name is refused
+            (ValueError naming the method and what changed); with True its stored cells are
+            deleted and run again.
         progress : bool or callable, default False
             True shows a tqdm bar (cells done / total, ETA) on stderr; a callable is called
             ``progress(record, n_done, n_total)`` after each stored cell.
@@ -303,7 +340,14 @@ class Study:
         Raises
         ------
         ValueError
-            Before any cell runs, if the definition is bad or the storage cannot be opened.
+            Before any cell runs, if the definition is bad, the storage cannot be opened, or
+            the storage holds this study with a different seed, split or method definition.
+
+        Notes
+        -----
+        Several processes (or machines) may run the same study on one database at once: each
+        claims a cell before it runs it, so every cell is computed once, and the cells of a
+        process that died are taken over by the others (see :class:`Storage`).
         """
         tasks = self._tasks()  # validates everything first
         payloads = {}
@@ -318,21 +362,45 @@ class Study:
         url = self.storage_url(storage)
         store = Storage(url)
         self.storage_ = url
+        worker = new_worker_id()
+        beat = _Heartbeat(store, worker)
         try:
-            study_id = store.register_study(self.name, self.seed, self.definition())
-            done = store.finished(self.name)
-            redo = {"failed", "timeout"} if retry_failed else set()
-            todo = [t for t in tasks if t.key not in done or done[t.key] in redo]
+            study_id = store.register_study(
+                self.name, self.seed, self.definition(), replace_changed=replace_changed
+            )
             n_total = len(tasks)
-            n_done = n_total - len(todo)
+            n_done = len(store.finished(self.name))
+            redo = ("failed", "timeout") if retry_failed else ()
+            done = store.finished(self.name)
+            candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]
+
+            def claimed() -> Iterator[CellTask]:
+                """The cells this process claims, claimed just before they are dispatched; a
+                second pass takes over the cells of workers that died meanwhile."""
+                skipped = []
+                for t in candidates:
+                    if store.claim(study_id, t.key, worker, redo=redo, stale_after=STALE_AFTER_S):
+                        yield t
+                    else:
+                        skipped.append(t)
+                if skipped:
+                    stored = store.finished(self.name)
+                    for t in skipped:
+                        if t.key not in stored and store.claim(
+                            study_id, t.key, worker, stale_after=STALE_AFTER_S
+                        ):
+                            yield t
+
             bar = None
             if progress is True:
                 from tqdm.auto import tqdm
 
                 bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=self.name)
+            beat.start()
             try:
-                for rec in self._execute(todo, payloads, n_jobs):
-                    store.write_cell(study_id, rec, replace=retry_failed)
+                for rec in self._execute(claimed(), payloads, n_jobs):
+                    if not store.write_cell(study_id, rec, worker=worker):
+                        continue  # taken over meanwhile (we were presumed dead): theirs counts
                     n_done += 1
                     if bar is not None:
                         bar.update(1)
@@ -347,15 +415,17 @@ class Study:
                 if bar is not None:
                     bar.close()
         finally:
-            store.close()
+            beat.stop()
+            try:
+                store.release(worker)  # an interrupted run gives its cells back at once
+            finally:
+                store.close()
         return self
 
     @staticmethod
     def _execute(
-        tasks: list[CellTask], payloads: Mapping[CellKey, bytes], n_jobs: int | None
+        tasks: Iterable[CellTask], payloads: Mapping[CellKey, bytes], n_jobs: int | None
     ) -> Iterator[CellRecord]:
-        if not tasks:
-            return
         calls = (delayed(run_payload)(t.key, t.seed, payloads[t.key]) for t in tasks)
         if n_jobs == 1:
             for call in calls:

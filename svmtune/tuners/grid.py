@@ -112,6 +112,3 @@ class Grid(Tuner):
         start: dict[str, float] | None,
     ) -> None:
         evaluate(self.candidates(space))
-
-    def __repr__(self) -> str:
-        return f"Grid(n_points={self.n_points})"
