@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from svmtune.study._results import summary_table
+from svmtune.study._results import summary_by_method, summary_long
 
 __all__ = ["write_report"]
 
@@ -20,7 +20,12 @@ def write_report(
     *,
     methods: Sequence[str] | None = None,
 ) -> dict[str, Path]:
-    """Write ``results.csv``, ``summary.csv`` and the plots of :func:`svmtune.plots.save_plots`.
+    """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv`` and the plots of
+    :func:`svmtune.plots.save_plots`.
+
+    ``summary.csv`` is tidy: one row per method x data set, one named column per statistic
+    (:func:`~svmtune.study.summary_long`); ``summary_by_method.csv`` holds one row per method,
+    the averages over the data sets (:func:`~svmtune.study.summary_by_method`).
 
     Parameters
     ----------
@@ -34,7 +39,8 @@ def write_report(
     Returns
     -------
     dict
-        Name -> path of every file written (``"results"``, ``"summary"``, then one per plot).
+        Name -> path of every file written (``"results"``, ``"summary"``,
+        ``"summary_by_method"``, then one per plot).
     """
     from svmtune.plots import save_plots
 
@@ -48,9 +54,11 @@ def write_report(
         ]
     flat.to_csv(out / "results.csv", index=False)
     paths["results"] = out / "results.csv"
-    table = summary_table(results, methods=methods)
-    table.to_csv(out / "summary.csv")
+    summary_long(results, methods=methods).to_csv(out / "summary.csv", index=False)
     paths["summary"] = out / "summary.csv"
+    by_method = summary_by_method(results, methods=methods)
+    by_method.to_csv(out / "summary_by_method.csv", index=False)
+    paths["summary_by_method"] = out / "summary_by_method.csv"
     for p in save_plots(results, traces, out, methods=methods):
         paths[p.stem] = p
     return paths

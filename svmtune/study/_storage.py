@@ -239,12 +239,17 @@ class Storage:
         try:
             parsed = make_url(self.url)
         except Exception as exc:
+            hint = ""
+            if "://" not in self.url and self.url.strip():
+                hint = f"; for a SQLite file write sqlite:///{self.url}"
             raise ValueError(
-                f"cannot open storage {self.url!r}: not a database URL ({exc})"
+                f"cannot open storage {self.url!r}: not a database URL ({exc}){hint}"
             ) from exc
         self.display_url = parsed.render_as_string(hide_password=True)
         db = parsed.database
         self.in_memory = parsed.get_backend_name() == "sqlite" and db in (None, "", ":memory:")
+        #: The URL named an existing SQLite file of 0 bytes (SQLite makes it a new database).
+        self.empty_file = False
         try:
             if self.in_memory:
                 # one database per URL for the life of the process (each engine would get its own)
@@ -253,7 +258,9 @@ class Storage:
                 self.engine: Engine = _MEMORY_ENGINES[self.url]
             else:
                 if parsed.get_backend_name() == "sqlite":
-                    Path(str(db)).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                    path = Path(str(db)).expanduser()
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    self.empty_file = path.is_file() and path.stat().st_size == 0
                 self.engine = sa.create_engine(parsed)
                 if self.engine.dialect.name == "sqlite":
                     sa.event.listen(self.engine, "connect", _sqlite_pragmas)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -23,7 +24,7 @@ from svmtune.study._data import (
     split_seed,
 )
 from svmtune.study._method import Method
-from svmtune.study._results import summary_table
+from svmtune.study._results import SummaryTable, summary_table
 from svmtune.study._storage import Storage, default_storage_url, new_worker_id
 
 #: Seconds between two heartbeats of a running study's claims.
@@ -73,6 +74,17 @@ def _only(df: pd.DataFrame, keys: set[tuple[str, int, str]]) -> pd.DataFrame:
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+def check_study_name(name: object) -> str:
+    """``name`` if it is a valid study name (it names files: ``results/<name>/``); else
+    ValueError. Names read back from a database are checked too, so a crafted name cannot
+    lead the report outside ``results/``."""
+    if not isinstance(name, str) or not _NAME.match(name) or ".." in name or len(name) > 200:
+        raise ValueError(
+            f"study name must be letters, digits and _ . + - (no spaces, no '..'); got {name!r}"
+        )
+    return name
 
 
 class Study:
@@ -188,10 +200,7 @@ class Study:
         Nothing runs: unknown data sets, an unknown split protocol, a bad number of splits, a
         method whose objective, tuner and kernel do not fit together are all caught here.
         """
-        if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise ValueError(
-                f"study name must be letters, digits and _ . + - (no spaces); got {self.name!r}"
-            )
+        check_study_name(self.name)
         if not (isinstance(self.seed, int) and not isinstance(self.seed, bool) and self.seed >= 0):
             raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
         if (
@@ -426,7 +435,8 @@ class Study:
     def _execute(
         tasks: Iterable[CellTask], payloads: Mapping[CellKey, bytes], n_jobs: int | None
     ) -> Iterator[CellRecord]:
-        calls = (delayed(run_payload)(t.key, t.seed, payloads[t.key]) for t in tasks)
+        pid = os.getpid()
+        calls = (delayed(run_payload)(t.key, t.seed, payloads[t.key], pid) for t in tasks)
         if n_jobs == 1:
             for call in calls:
                 fn, args, kwargs = call
@@ -456,6 +466,12 @@ class Study:
         keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
         return _only(df, keys)
 
-    def summary(self, *, storage: str | None = None) -> pd.DataFrame:
-        """The papers' table: mean and sd per data set x method, averages, estimate error."""
-        return summary_table(self.results(storage=storage), methods=list(self.methods))
+    def summary(self, *, storage: str | None = None) -> SummaryTable:
+        """The papers' table: mean and sd per data set x method, averages, estimate error.
+
+        A DataFrame (:func:`~svmtune.study.summary_table`) that prints one readable block per
+        method and the averages (:func:`~svmtune.study.format_summary`); for a tidy table use
+        :func:`~svmtune.study.summary_long` on :meth:`results`.
+        """
+        table = summary_table(self.results(storage=storage), methods=list(self.methods))
+        return SummaryTable(table)
