@@ -92,7 +92,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
     import joblib
 
-    from svmtune.study import write_report
+    from svmtune.study import objective_labels, write_report
 
     if args.n_jobs == 0:
         raise ValueError("--n-jobs must be a positive number of processes, or -1 for all cores")
@@ -140,7 +140,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     outdir = Path(args.output) if args.output else Path("results") / study.name
     results, traces = study.results(), study.traces()
     methods = list(study.methods)
-    paths = write_report(results, traces, outdir, methods=methods)
+    objectives = objective_labels(study.definition()["methods"])
+    paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
     paths.update(_extra_figures(figures, study, outdir))
     _print_report(study.name, url, results, paths, methods)
     return 0
@@ -149,7 +150,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 def _cmd_report(args: argparse.Namespace) -> int:
     from sqlalchemy.engine import make_url
 
-    from svmtune.study import Storage, check_study_name, write_report
+    from svmtune.study import Storage, check_study_name, objective_labels, write_report
 
     _check_storage_arg(args.storage)
     figures = study = None
@@ -177,6 +178,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             name = study.name
             results, traces = study.results(storage=url), study.traces(storage=url)
             methods = list(study.methods)
+            objectives = objective_labels(study.definition()["methods"])
         else:
             names = store.study_names()
             if args.study:
@@ -197,10 +199,11 @@ def _cmd_report(args: argparse.Namespace) -> int:
             results, traces = store.cells(name), store.traces(name)
             definition = store.study_definition(name) or {}
             methods = list(definition.get("methods", {})) or list(dict.fromkeys(results["method"]))
+            objectives = objective_labels(definition.get("methods", {}))
     finally:
         store.close()
     outdir = Path(args.output) if args.output else Path("results") / name
-    paths = write_report(results, traces, outdir, methods=methods)
+    paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
     if study is not None:
         paths.update(_extra_figures(figures, study, outdir))
     _print_report(name, url, results, paths, methods)

@@ -9,7 +9,7 @@ from svmtune.study._curve import parameter_curve
 from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
 from svmtune.study._loading import load_study, load_study_module
 from svmtune.study._method import Method
-from svmtune.study._report import write_report
+from svmtune.study._report import objective_labels, write_report
 from svmtune.study._results import (
     SummaryTable,
     format_summary,
@@ -37,6 +37,7 @@ __all__ = [
     "load_study",
     "load_study_module",
     "method_means",
+    "objective_labels",
     "parameter_curve",
     "pareto_mask",
     "split_seed",

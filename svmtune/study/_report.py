@@ -3,14 +3,48 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
 from svmtune.study._results import summary_by_method, summary_long
 
-__all__ = ["write_report"]
+__all__ = ["objective_labels", "write_report"]
+
+
+def objective_labels(method_records: Mapping[str, object]) -> dict[str, str]:
+    """Method -> a short name of its objective, from a study definition's ``"methods"``.
+
+    Methods whose objective records are equal get the same name: the class name, followed by
+    the options that tell it from the other objectives of the same class in the study.
+
+    Examples
+    --------
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import KFoldCV, LOOEstimate
+    >>> from svmtune.study import Method
+    >>> from svmtune.tuners import Bisection, Grid
+    >>> ms = {"a": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
+    ...       "b": Method(LOOEstimate(model="loo3"), Grid(), RBF()),
+    ...       "c": Method(KFoldCV(), Grid(), RBF())}
+    >>> objective_labels({k: m.describe() for k, m in ms.items()})
+    {'a': "LOOEstimate(model='loo2')", 'b': "LOOEstimate(model='loo3')", 'c': 'KFoldCV'}
+    """
+    records: dict[str, dict[str, object]] = {}
+    for m, rec in method_records.items():
+        obj = rec.get("objective") if isinstance(rec, Mapping) else None
+        if isinstance(obj, Mapping) and isinstance(obj.get("params"), Mapping):
+            records[m] = {"class": obj.get("class"), **obj["params"]}
+        else:  # a method type of its own, or an old stored definition
+            records[m] = {"class": str(obj) if obj is not None else m}
+    out = {}
+    for m, rec in records.items():
+        same_class = [r for r in records.values() if r["class"] == rec["class"]]
+        differing = [k for k in rec if k != "class" and any(r.get(k) != rec[k] for r in same_class)]
+        opts = ", ".join(f"{k}={rec[k]!r}" for k in differing)
+        out[m] = f"{rec['class']}({opts})" if opts else str(rec["class"])
+    return out
 
 
 def write_report(
@@ -19,6 +53,7 @@ def write_report(
     outdir: str | Path,
     *,
     methods: Sequence[str] | None = None,
+    objectives: Mapping[str, str] | None = None,
 ) -> dict[str, Path]:
     """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv`` and the plots of
     :func:`svmtune.plots.save_plots`.
@@ -35,6 +70,9 @@ def write_report(
         Created if missing.
     methods : sequence of str, optional
         Order of the methods in the table and plots.
+    objectives : dict method -> str, optional
+        The objective of each method (:func:`objective_labels`): the best-so-far plot shows
+        one objective per panel.
 
     Returns
     -------
@@ -59,6 +97,6 @@ def write_report(
     by_method = summary_by_method(results, methods=methods)
     by_method.to_csv(out / "summary_by_method.csv", index=False)
     paths["summary_by_method"] = out / "summary_by_method.csv"
-    for p in save_plots(results, traces, out, methods=methods):
+    for p in save_plots(results, traces, out, methods=methods, objectives=objectives):
         paths[p.stem] = p
     return paths
