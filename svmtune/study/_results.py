@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -267,6 +268,6 @@ def format_summary(table: pd.DataFrame) -> str:
             "Averages over the data sets [%, CPU s]\n"
             + overview.to_string()
             + "\n"
-            + ESTIM_ERR_NOTE
+            + textwrap.fill(ESTIM_ERR_NOTE, width=100)
         )
     return "\n\n".join(blocks)

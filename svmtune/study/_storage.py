@@ -254,7 +254,11 @@ class Storage:
             if self.in_memory:
                 # one database per URL for the life of the process (each engine would get its own)
                 if self.url not in _MEMORY_ENGINES:
-                    _MEMORY_ENGINES[self.url] = sa.create_engine(parsed, poolclass=sa.StaticPool)
+                    _MEMORY_ENGINES[self.url] = sa.create_engine(
+                        parsed,
+                        poolclass=sa.StaticPool,
+                        connect_args={"check_same_thread": False},  # joblib's threads claim
+                    )
                 self.engine: Engine = _MEMORY_ENGINES[self.url]
             else:
                 if parsed.get_backend_name() == "sqlite":

@@ -50,7 +50,8 @@ class _Heartbeat:
                 pass
 
     def start(self) -> None:
-        self.thread.start()
+        if not self.store.in_memory:  # no other process can see an in-memory database
+            self.thread.start()
 
     def stop(self) -> None:
         self.done.set()
