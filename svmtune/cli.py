@@ -31,13 +31,23 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
 
 def _print_report(
-    name: str, url: str, results: pd.DataFrame, paths: dict[str, Path], methods: list[str]
+    name: str,
+    url: str,
+    results: pd.DataFrame,
+    paths: dict[str, Path],
+    methods: list[str],
+    n_running: int = 0,
 ) -> None:
     from svmtune.study._results import format_summary, summary_table
 
     counts = results["status"].value_counts().to_dict() if len(results) else {}
     status = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"
     print(f"study {name!r}: {len(results)} cells stored in {url} ({status})")
+    if n_running:
+        print(
+            f"  {n_running} more cells are being run by other processes (or by one that died; "
+            "they are taken over when its heartbeat is stale): the table is partial"
+        )
     failed = results[results["status"] != "ok"] if len(results) else results
     for row in failed.head(5).itertuples():
         first = str(row.error or "").strip().splitlines()
@@ -85,6 +95,16 @@ def _check_storage_arg(url: str | None) -> None:
             f"--storage takes a SQLAlchemy URL; got {url!r}. For a SQLite file write "
             f"sqlite:///{url} (relative) or sqlite:////absolute/path.db"
         )
+
+
+def _n_running(url: str, name: str) -> int:
+    from svmtune.study import Storage
+
+    store = Storage(url)
+    try:
+        return len(store.running(name))
+    finally:
+        store.close()
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -139,11 +159,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 130
     outdir = Path(args.output) if args.output else Path("results") / study.name
     results, traces = study.results(), study.traces()
+    n_running = _n_running(url, study.name)
     methods = list(study.methods)
     objectives = objective_labels(study.definition()["methods"])
     paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
     paths.update(_extra_figures(figures, study, outdir))
-    _print_report(study.name, url, results, paths, methods)
+    _print_report(study.name, url, results, paths, methods, n_running)
     return 0
 
 
@@ -177,6 +198,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         if study is not None:
             name = study.name
             results, traces = study.results(storage=url), study.traces(storage=url)
+            n_running = len(store.running(name))
             methods = list(study.methods)
             objectives = objective_labels(study.definition()["methods"])
         else:
@@ -197,6 +219,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
                     + ("" if args.output else "; give --output DIR")
                 ) from exc
             results, traces = store.cells(name), store.traces(name)
+            n_running = len(store.running(name))
             definition = store.study_definition(name) or {}
             methods = list(definition.get("methods", {})) or list(dict.fromkeys(results["method"]))
             objectives = objective_labels(definition.get("methods", {}))
@@ -206,7 +229,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
     if study is not None:
         paths.update(_extra_figures(figures, study, outdir))
-    _print_report(name, url, results, paths, methods)
+    _print_report(name, url, results, paths, methods, n_running)
     return 0
 
 

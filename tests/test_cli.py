@@ -310,3 +310,18 @@ def test_a_study_file_imports_a_module_beside_it_also_on_workers(tmp_path, monke
     assert str(tmp_path) not in sys.path  # only while it loads
     results = pd.read_csv(tmp_path / "results" / "beside" / "results.csv")
     assert results["status"].tolist() == ["ok", "ok"]
+
+
+def test_report_says_when_other_processes_still_run_cells(study_file, tmp_path, capsys):
+    from svmtune.study import CellKey, Storage
+
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+    store = Storage(url)
+    sid = store.study_id("tiny")
+    assert store.claim(sid, CellKey("heart", 5, "LOO2+grid"), "elsewhere:1:w")
+    store.close()
+    capsys.readouterr()
+    assert main(["report", "--storage", url, "--output", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "8 cells stored" in out and "1 more cells are being run by other processes" in out

@@ -440,6 +440,20 @@ class Storage:
             )
             return {CellKey(r.dataset, int(r.split), r.method): r.status for r in rows}
 
+    def running(self, study: str) -> dict[CellKey, str]:
+        """Key -> worker of every cell of ``study`` claimed and not finished yet."""
+        sid = self.study_id(study)
+        if sid is None:
+            return {}
+        c = cells_table.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(c.dataset, c.split, c.method, c.worker).where(
+                    c.study_id == sid, c.status == RUNNING
+                )
+            )
+            return {CellKey(r.dataset, int(r.split), r.method): str(r.worker) for r in rows}
+
     def claim(
         self,
         study_id: int,

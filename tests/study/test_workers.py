@@ -72,6 +72,7 @@ def test_heartbeat_renews_and_release_gives_back_the_claims(store):
     sid = store.register_study("st", 0, {})
     assert store.claim(sid, KEY, "w:1:a")
     assert store.claim(sid, CellKey("d", 1, "m"), "w:1:a")
+    assert store.running("st") == {KEY: "w:1:a", CellKey("d", 1, "m"): "w:1:a"}
     assert store.heartbeat("w:1:a") == 2
     assert store.release("w:1:a") == 2
     assert store.claim(sid, KEY, "w:1:b")
