@@ -428,6 +428,8 @@ class Study:
             beat.stop()
             try:
                 store.release(worker)  # an interrupted run gives its cells back at once
+            except Exception:  # a broken database: its claims go stale (this pid ends)
+                pass
             finally:
                 store.close()
         return self

@@ -138,3 +138,36 @@ def test_sigkill_part_way_then_resume_gives_every_cell_once_with_the_same_values
     merged = before.merge(resumed, on=["dataset", "split", "method"], suffixes=("", "_after"))
     assert len(merged) == n_killed
     assert (merged["test_error"] == merged["test_error_after"]).all()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a process group is POSIX")
+def test_ctrl_c_gives_back_the_claims_and_leaves_the_cells_in_the_db_file(tmp_path):
+    import shutil
+
+    path = tmp_path / "killme.py"
+    path.write_text(STUDY_FILE)
+    db = tmp_path / "int.db"
+    cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", f"sqlite:///{db}"]
+    cmd += ["--n-jobs", "1", "--no-progress", "--output", str(tmp_path / "out")]
+    env = {**os.environ, "KILLME_SECONDS": "0.25"}
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    try:
+        deadline = time.monotonic() + 120
+        while count_cells(db) < 1:
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=60)[1].decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert "interrupted:" in err and "Traceback" not in err
+    alone = tmp_path / "copy" / "alone.db"
+    alone.parent.mkdir()
+    shutil.copy(db, alone)  # the .db file alone, without -wal/-shm
+    with sqlite3.connect(alone) as conn:
+        statuses = [r[0] for r in conn.execute("SELECT status FROM cells")]
+    assert statuses and set(statuses) == {"ok"}  # stored cells, no claim left behind
+    assert len(statuses) == count_cells(db) < N_CELLS
