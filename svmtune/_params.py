@@ -152,6 +152,12 @@ class ParamsMixin:
         Returns
         -------
         dict
+
+        Examples
+        --------
+        >>> from svmtune.tuners import Grid
+        >>> Grid(n_points=4).get_params()["n_points"]
+        4
         """
         out = get_params(self)
         if deep:

@@ -19,7 +19,7 @@ from svmtune.study._results import (
     summary_long,
     summary_table,
 )
-from svmtune.study._storage import Storage, default_storage_url
+from svmtune.study._storage import Storage, StudyChangedError, default_storage_url
 from svmtune.study._study import Study, check_study_name
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "Method",
     "Storage",
     "Study",
+    "StudyChangedError",
     "SummaryTable",
     "cell_seed",
     "check_study_name",
