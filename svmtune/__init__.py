@@ -1,10 +1,60 @@
-"""svmtune: tune kernel SVM hyperparameters and compare the ways of doing it, fast."""
+"""svmtune: tune kernel SVM hyperparameters and compare the ways of doing it, fast.
 
-from svmtune.classifier import KernelExpansion
-from svmtune.space import Param, SearchSpace
-from svmtune.study import Method, Study
-from svmtune.svc import SVC
+The public names below are imported on first use (PEP 562), so that ``import svmtune`` and
+``svmtune --help`` stay fast; ``from svmtune import SVC`` works as usual.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+#: Public name -> module that defines it. Add new exports here (and to __all__).
+_EXPORTS: dict[str, str] = {
+    "SVC": "svmtune.svc",
+    "KernelExpansion": "svmtune.classifier",
+    "Method": "svmtune.study",
+    "Param": "svmtune.space",
+    "SearchSpace": "svmtune.space",
+    "Study": "svmtune.study",
+}
+
 __all__ = ["SVC", "KernelExpansion", "Method", "Param", "SearchSpace", "Study", "__version__"]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from svmtune.classifier import KernelExpansion
+    from svmtune.space import Param, SearchSpace
+    from svmtune.study import Method, Study
+    from svmtune.svc import SVC
+
+
+#: Sub-packages reachable as attributes (``import svmtune; svmtune.kernels.RBF``).
+_SUBMODULES = (
+    "classifier",
+    "datasets",
+    "kernels",
+    "objectives",
+    "plots",
+    "solvers",
+    "space",
+    "study",
+    "svc",
+    "tuners",
+)
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f"svmtune.{name}")
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'svmtune' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # next time without __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS) | set(_SUBMODULES))

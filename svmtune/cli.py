@@ -31,13 +31,23 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
 
 def _print_report(
-    name: str, url: str, results: pd.DataFrame, paths: dict[str, Path], methods: list[str]
+    name: str,
+    url: str,
+    results: pd.DataFrame,
+    paths: dict[str, Path],
+    methods: list[str],
+    n_running: int = 0,
 ) -> None:
     from svmtune.study._results import format_summary, summary_table
 
     counts = results["status"].value_counts().to_dict() if len(results) else {}
     status = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"
     print(f"study {name!r}: {len(results)} cells stored in {url} ({status})")
+    if n_running:
+        print(
+            f"  {n_running} more cells are being run by other processes (or by one that died; "
+            "they are taken over when its heartbeat is stale): the table is partial"
+        )
     failed = results[results["status"] != "ok"] if len(results) else results
     for row in failed.head(5).itertuples():
         first = str(row.error or "").strip().splitlines()
@@ -65,15 +75,51 @@ def _extra_figures(figures: Any, study: Any, outdir: Path) -> dict[str, Path]:
     return {Path(p).stem: Path(p) for p in figures(study, outdir)}
 
 
+def _note_empty_file(url: str) -> None:
+    """Say so when a SQLite URL names an existing 0-byte file (SQLite makes it a new database)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
+        path = Path(str(parsed.database))
+        if path.is_file() and path.stat().st_size == 0:
+            print(
+                f"note: {path} is an empty file (0 bytes); it becomes a new study database",
+                file=sys.stderr,
+            )
+
+
+def _check_storage_arg(url: str | None) -> None:
+    if url is not None and "://" not in url:
+        raise ValueError(
+            f"--storage takes a SQLAlchemy URL; got {url!r}. For a SQLite file write "
+            f"sqlite:///{url} (relative) or sqlite:////absolute/path.db"
+        )
+
+
+def _n_running(url: str, name: str) -> int:
+    from svmtune.study import Storage
+
+    store = Storage(url)
+    try:
+        return len(store.running(name))
+    finally:
+        store.close()
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     import contextlib
 
     import joblib
 
-    from svmtune.study import write_report
+    from svmtune.study import objective_labels, write_report
 
+    if args.n_jobs == 0:
+        raise ValueError("--n-jobs must be a positive number of processes, or -1 for all cores")
+    _check_storage_arg(args.storage)
     study, figures = _study_files(args)
     url = study.storage_url(args.storage)
+    _note_empty_file(url)
     ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
     n_jobs = args.n_jobs
     if args.scheduler:
@@ -101,6 +147,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 n_jobs=n_jobs,
                 storage=url,
                 retry_failed=args.retry_failed,
+                replace_changed=args.replace_changed,
                 progress=not args.no_progress,
             )
     except KeyboardInterrupt:
@@ -112,18 +159,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return 130
     outdir = Path(args.output) if args.output else Path("results") / study.name
     results, traces = study.results(), study.traces()
+    n_running = _n_running(url, study.name)
     methods = list(study.methods)
-    paths = write_report(results, traces, outdir, methods=methods)
+    objectives = objective_labels(study.definition()["methods"])
+    paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
     paths.update(_extra_figures(figures, study, outdir))
-    _print_report(study.name, url, results, paths, methods)
+    _print_report(study.name, url, results, paths, methods, n_running)
     return 0
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
     from sqlalchemy.engine import make_url
 
-    from svmtune.study import Storage, write_report
+    from svmtune.study import Storage, check_study_name, objective_labels, write_report
 
+    _check_storage_arg(args.storage)
     figures = study = None
     if args.study_file:
         study, figures = _study_files(args)
@@ -138,14 +188,19 @@ def _cmd_report(args: argparse.Namespace) -> int:
     except Exception as exc:
         raise ValueError(f"not a database URL: {url!r}") from exc
     if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        if not Path(str(parsed.database)).is_file():
+        db = Path(str(parsed.database))
+        if not db.is_file():
             raise ValueError(f"no study database at {url!r}")
+        if db.stat().st_size == 0:
+            raise ValueError(f"{db} is an empty file (0 bytes), not a study database")
     store = Storage(url)
     try:
         if study is not None:
             name = study.name
             results, traces = study.results(storage=url), study.traces(storage=url)
+            n_running = len(store.running(name))
             methods = list(study.methods)
+            objectives = objective_labels(study.definition()["methods"])
         else:
             names = store.study_names()
             if args.study:
@@ -156,16 +211,25 @@ def _cmd_report(args: argparse.Namespace) -> int:
                 name = names[0]
             else:
                 raise ValueError(f"{url} holds studies {names}: choose one with --study NAME")
+            try:
+                check_study_name(name)  # it names the output folder
+            except ValueError as exc:
+                raise ValueError(
+                    f"{url} holds a study named {name!r}, which cannot name a folder: {exc}"
+                    + ("" if args.output else "; give --output DIR")
+                ) from exc
             results, traces = store.cells(name), store.traces(name)
+            n_running = len(store.running(name))
             definition = store.study_definition(name) or {}
             methods = list(definition.get("methods", {})) or list(dict.fromkeys(results["method"]))
+            objectives = objective_labels(definition.get("methods", {}))
     finally:
         store.close()
     outdir = Path(args.output) if args.output else Path("results") / name
-    paths = write_report(results, traces, outdir, methods=methods)
+    paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
     if study is not None:
         paths.update(_extra_figures(figures, study, outdir))
-    _print_report(name, url, results, paths, methods)
+    _print_report(name, url, results, paths, methods, n_running)
     return 0
 
 
@@ -182,15 +246,30 @@ def build_parser() -> argparse.ArgumentParser:
         "run",
         help="run a study file (skips the cells already stored), then print its table and plots",
         description="Run the study a Python file defines (a module-level `study = Study(...)`). "
-        "Finished cells are stored at once; running again resumes.",
+        "The file is executed as Python code (as pytest runs test files): run only files you "
+        "trust. Its folder is on the import path while it loads, so it can import a module "
+        "beside it. Finished cells are stored at once; running again resumes. Several "
+        "processes or machines may run the same study on one database at once: each cell is "
+        "claimed before it runs, so it is computed once.",
     )
     p.add_argument("study_file", help="path of the study file, e.g. studies/quickstart.py")
     p.add_argument("--n-jobs", type=int, default=None, help="parallel cells (default: all cores)")
-    p.add_argument("--storage", help="SQLAlchemy URL (default: sqlite:///results/<study>.db)")
+    p.add_argument(
+        "--storage",
+        help="SQLAlchemy URL (default: sqlite:///results/<study>.db). A SQLite database in WAL "
+        "mode is the .db file with its -wal/-shm files while a run is live; each run folds "
+        "them back into the .db file when it ends",
+    )
     p.add_argument("--scheduler", help="run on a dask.distributed scheduler at this address")
     p.add_argument("--connect-timeout", type=float, default=30.0, help=argparse.SUPPRESS)
     p.add_argument("--output", help="directory of the table and plots (default: results/<study>)")
     p.add_argument("--retry-failed", action="store_true", help="run failed/timed-out cells again")
+    p.add_argument(
+        "--replace-changed",
+        action="store_true",
+        help="a method whose definition changed under the same name: delete its stored cells "
+        "and run them again (without this, such a run is refused)",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_run)
 
@@ -206,13 +285,43 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _database_error(exc: BaseException) -> bool:
+    return type(exc).__module__.startswith("sqlalchemy") and "DatabaseError" in {
+        c.__name__ for c in type(exc).__mro__
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    prefix = f"svmtune {args.command}: error:"
     try:
-        return int(args.func(args))
+        code = int(args.func(args))
+        sys.stdout.flush()  # a closed pipe shows here, not at exit as an ignored exception
+        return code
+    except BrokenPipeError:
+        # the reader went away (`svmtune report ... | head`): not an error of ours
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except ValueError as exc:
-        print(f"svmtune {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{prefix} {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = f" {exc.filename!r}" if exc.filename else ""
+        print(f"{prefix} cannot write or read{where}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if not _database_error(exc):
+            raise
+        orig = getattr(exc, "orig", None) or exc
+        print(
+            f"{prefix} the study database cannot be read or written ({orig}); the file may "
+            "be damaged: restore it from a copy or use a new --storage",
+            file=sys.stderr,
+        )
         return 2
 
 

@@ -9,7 +9,7 @@ as PNG files.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -215,7 +215,7 @@ def plot_error_vs_time(
     _shared_legend(fig, axes)
     fig.suptitle(
         title
-        or "Test error vs compute time per data set "
+        or f"Test error vs {'CPU' if time == 'cpu_s' else 'wall-clock'} time per data set "
         "(faint: one tuning run; marker and bar: mean ± sd over splits)"
     )
     return fig
@@ -233,12 +233,15 @@ def plot_best_so_far(
     *,
     time: str = "cum_cpu_s",
     methods: Sequence[str] | None = None,
+    objectives: Mapping[str, str] | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Best objective value found so far against elapsed time, one panel per data set.
+    """Best objective value found so far against elapsed time: one panel per data set and
+    objective, so that only values of one objective share an axis.
 
-    Thin lines are single tuning runs; the bold line is the mean over the splits, drawn from
-    the time every run of the method has made its first evaluation.
+    Thin lines are single tuning runs. The bold line is the mean over the splits; it starts
+    when the slowest run has its first value (before that the mean is undefined), and there it
+    may lie below the thin lines' starts, since faster runs have improved by then.
 
     Parameters
     ----------
@@ -246,6 +249,10 @@ def plot_best_so_far(
         ``Study.traces()``: ``dataset, split, method, eval``, a time column and ``best_value``.
     time : {"cum_cpu_s", "cum_wall_s"}, default "cum_cpu_s"
     methods : sequence of str, optional
+    objectives : dict method -> str, optional
+        The objective each method tunes (e.g. from :func:`svmtune.study.objective_labels`);
+        methods with the same objective share a panel. Without it every method is taken to
+        have its own objective (one panel per method and data set).
     title : str, optional
 
     Examples
@@ -254,20 +261,25 @@ def plot_best_so_far(
     >>> t = pd.DataFrame({"dataset": ["a"] * 3, "split": [0] * 3, "method": ["m"] * 3,
     ...                   "eval": [0, 1, 2], "cum_cpu_s": [0.1, 0.2, 0.3],
     ...                   "best_value": [0.3, 0.2, 0.2]})
-    >>> plot_best_so_far(t).axes[0].get_xscale()
-    'log'
+    >>> fig = plot_best_so_far(t, objectives={"m": "LOO_2"})
+    >>> fig.axes[0].get_xscale(), fig.axes[0].get_title()
+    ('log', 'a: LOO_2')
     """
     names = list(methods) if methods is not None else list(dict.fromkeys(traces["method"]))
+    names = [m for m in names if m in set(traces["method"])] or names
     colors = _colors(names)
+    label = {m: (objectives or {}).get(m, m) for m in names}
+    groups = list(dict.fromkeys(label[m] for m in names))
     datasets = list(dict.fromkeys(traces["dataset"]))
-    fig, axes = _grid(len(datasets))
+    panels = [(d, o) for d in datasets for o in groups]
+    fig, axes = _grid(len(panels))
     tr = traces.copy()
     tr[time] = np.maximum(tr[time].astype(float), _TIME_FLOOR)
     tr["best_value"] = tr["best_value"].astype(float).replace([np.inf, -np.inf], np.nan)
-    for ax, d in zip(axes, datasets, strict=True):
+    for ax, (d, o) in zip(axes, panels, strict=True):
         sub = tr[tr["dataset"] == d]
         tmax = float(sub[time].max()) if len(sub) else 1.0
-        for m in names:
+        for m in (m for m in names if label[m] == o):
             runs = [g.sort_values("eval") for _, g in sub[sub["method"] == m].groupby("split")]
             if not runs:
                 continue
@@ -292,14 +304,16 @@ def plot_best_so_far(
         ax.set_xlim(right=tmax * 1.3)
         _log_time_axis(ax)
         ax.set_xlabel(TIME_LABELS.get(time, f"{time} [s]"))
-        ax.set_ylabel("best objective value so far [%]")
-        ax.set_title(d)
+        ax.set_ylabel("best value so far [%]")
+        ax.set_title(f"{d}: {o}")
         ax.grid(True, alpha=0.3)
     _shared_legend(fig, axes)
+    clock = "CPU" if "cpu" in time else "wall-clock"
     fig.suptitle(
         title
-        or "Best objective value found so far vs elapsed time\n"
-        "(thin: one tuning run; bold: mean over splits)"
+        or f"Best objective value found so far vs elapsed {clock}"
+        " time, one panel per data set and objective\n(thin: one tuning run; bold: mean over "
+        "splits, from when every run has its first value)"
     )
     return fig
 
@@ -363,12 +377,14 @@ def save_plots(
     outdir: str | Path,
     *,
     methods: Sequence[str] | None = None,
+    objectives: Mapping[str, str] | None = None,
     dpi: int = 120,
 ) -> list[Path]:
     """Write the standard plots of a study as PNG files in ``outdir``; return their paths.
 
     ``error_vs_time.png`` (averaged over data sets), ``error_vs_time_by_dataset.png`` and
-    ``best_so_far.png``. Nothing is drawn from an empty frame.
+    ``best_so_far.png`` (one panel per data set and objective, see :func:`plot_best_so_far`).
+    Nothing is drawn from an empty frame.
     """
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -385,7 +401,7 @@ def save_plots(
             fig.savefig(out / name, dpi=dpi)
             paths.append(out / name)
     if len(traces):
-        fig = plot_best_so_far(traces, methods=methods)
+        fig = plot_best_so_far(traces, methods=methods, objectives=objectives)
         fig.savefig(out / "best_so_far.png", dpi=dpi)
         paths.append(out / "best_so_far.png")
     return paths

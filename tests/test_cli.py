@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -62,10 +65,25 @@ def test_run_writes_the_database_the_table_and_the_plots(study_file, tmp_path, c
     assert (outdir / "extra.txt").read_text() == "tiny"  # the study file's figures()
     results = pd.read_csv(outdir / "results.csv")
     assert len(results) == 8 and set(results["status"]) == {"ok"}
-    summary = pd.read_csv(outdir / "summary.csv", header=[0, 1], index_col=0)
-    assert list(summary.index) == ["heart", "sonar", "Average", "Estim. err. [%]"]
+    # tidy: one row per method x data set, named columns, counts as integers
+    summary = pd.read_csv(outdir / "summary.csv")
+    assert list(summary.columns[:3]) == ["method", "dataset", "n_ok"]
+    assert summary[["method", "dataset"]].values.tolist() == [
+        ["LOO2+bisection", "heart"],
+        ["LOO2+bisection", "sonar"],
+        ["LOO2+grid", "heart"],
+        ["LOO2+grid", "sonar"],
+    ]
+    assert summary["n_ok"].dtype.kind == "i" and summary["n_ok"].tolist() == [2, 2, 2, 2]
+    by_method = pd.read_csv(outdir / "summary_by_method.csv")
+    assert by_method["method"].tolist() == ["LOO2+bisection", "LOO2+grid"]
+    assert by_method["n_ok"].tolist() == [4, 4]
+    assert by_method["test_error_pct"].tolist() == pytest.approx(
+        summary.groupby("method", sort=False)["test_error_pct"].mean().tolist()
+    )
     assert "8 cells stored in sqlite:///results/tiny.db (8 ok)" in out
     assert "Averages over the data sets" in out and "LOO2+grid" in out
+    assert "Estim. err. [%] = 100 * (estimate - test error) / test error" in out
     assert "8/8" in err  # the progress bar: cells done / total
 
     # running again resumes: nothing left to run, the same table
@@ -111,6 +129,9 @@ def test_report_on_a_half_finished_study(study_file, tmp_path, capsys):
         (["run", "{tiny}", "--storage", "nosuchdb://x"], "cannot open storage 'nosuchdb://x'"),
         (["report", "--storage", "sqlite:///missing.db"], "no study database at"),
         (["report"], "give a study file or --storage URL"),
+        (["run", "{tiny}", "--storage", "results/x.db"], "write sqlite:///results/x.db"),
+        (["report", "--storage", "results/x.db"], "write sqlite:///results/x.db"),
+        (["run", "{tiny}", "--n-jobs", "0"], "--n-jobs must be a positive number"),
     ],
 )
 def test_errors_are_one_clear_line(study_file, tmp_path, capsys, argv, message):
@@ -144,3 +165,163 @@ def test_the_shipped_studies_load_and_validate(name, n_cells):
     study = load_study(ROOT / "studies" / f"{name}.py")
     assert study.name == name
     assert len(study.cell_keys()) == n_cells
+
+
+def test_n_jobs_0_and_a_bad_storage_are_refused_before_the_database_is_made(study_file, tmp_path):
+    assert main(["run", str(study_file), "--n-jobs", "0"]) == 2
+    assert main(["run", str(study_file), "--storage", "results/x.db"]) == 2
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_closed_pipe_ends_quietly(study_file, tmp_path, monkeypatch, capsys):
+    """`svmtune report ... | head -2`: the reader leaves; no BrokenPipeError traceback."""
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+    capsys.readouterr()
+    r, w = os.pipe()
+    os.close(r)
+    pipe = os.fdopen(w, "w")
+    monkeypatch.setattr(sys, "stdout", pipe)
+    try:
+        assert main(["report", "--storage", url, "--output", str(tmp_path / "o")]) == 141
+    finally:
+        monkeypatch.undo()
+        pipe.close()
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_an_unwritable_output_is_one_sentence(study_file, tmp_path, capsys):
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+    (tmp_path / "afile").write_text("")
+    capsys.readouterr()
+    assert main(["report", "--storage", url, "--output", str(tmp_path / "afile" / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("svmtune report: error: cannot write or read") and "afile" in err
+    assert "Traceback" not in err
+
+
+def test_a_damaged_database_is_one_sentence(study_file, tmp_path, capsys):
+    db = tmp_path / "x.db"
+    url = f"sqlite:///{db}"
+    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+    data = bytearray(db.read_bytes())
+    page = 4096
+    assert len(data) > 3 * page
+    data[page:] = b"\xa5" * (len(data) - page)  # every page after the schema page is garbage
+    db.write_bytes(bytes(data))
+    capsys.readouterr()
+    assert main(["report", "--storage", url, "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("svmtune report: error: the study database cannot be read")
+    assert "may be damaged" in err and "Traceback" not in err
+
+
+def test_an_empty_file_as_storage_is_said(study_file, tmp_path, capsys):
+    db = tmp_path / "empty.db"
+    db.write_bytes(b"")
+    url = f"sqlite:///{db}"
+    assert main(["report", "--storage", url]) == 2
+    assert "is an empty file (0 bytes), not a study database" in capsys.readouterr().err
+    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+    assert "is an empty file (0 bytes); it becomes a new study database" in (
+        capsys.readouterr().err
+    )
+
+
+@pytest.mark.parametrize("crafted", ["../../escaped", "/tmp/abs-escaped", "a/../../b"])
+def test_a_crafted_study_name_in_the_database_cannot_lead_the_report_outside(
+    tmp_path, monkeypatch, capsys, crafted
+):
+    from svmtune.study import Storage
+
+    work = tmp_path / "a" / "b"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    url = f"sqlite:///{tmp_path / 'crafted.db'}"
+    store = Storage(url)
+    store.register_study(crafted, 0, {"methods": {}})
+    store.close()
+    assert main(["report", "--storage", url]) == 2
+    err = capsys.readouterr().err
+    assert "cannot name a folder" in err and "--output" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "crafted.db"]
+    assert not (work / "results").exists()
+
+
+def test_run_help_says_the_file_is_executed_and_help_is_fast():
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(
+        [sys.executable, "-m", "svmtune.cli", "run", "--help"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    assert "executed as Python code" in " ".join(out.split())
+    # --help imports none of the heavy parts (that is what made it take seconds)
+    code = (
+        "import sys, svmtune, svmtune.cli\n"
+        "svmtune.cli.build_parser()\n"
+        "heavy = {'numpy', 'pandas', 'sqlalchemy', 'numba', 'scipy', 'joblib', 'matplotlib'}\n"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    assert loaded.strip() == "[]"
+
+
+def test_a_study_file_imports_a_module_beside_it_also_on_workers(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mydata_beside.py").write_text(
+        textwrap.dedent(
+            """
+            import numpy as np
+
+            def blobs():
+                rng = np.random.default_rng(0)
+                X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
+                return X, np.repeat([-1.0, 1.0], 30)
+            """
+        )
+    )
+    (tmp_path / "beside.py").write_text(
+        textwrap.dedent(
+            """
+            from mydata_beside import blobs
+
+            from svmtune.kernels import RBF
+            from svmtune.objectives import LOOEstimate
+            from svmtune.study import Method, Study
+            from svmtune.tuners import Grid
+
+            study = Study(
+                "beside",
+                datasets=[blobs],
+                n_splits=2,
+                methods={"g": Method(LOOEstimate(), Grid(n_points=3), RBF())},
+            )
+            """
+        )
+    )
+    assert main(["run", "beside.py", "--n-jobs", "2", "--no-progress"]) == 0
+    assert "2 cells stored" in capsys.readouterr().out
+    assert str(tmp_path) not in sys.path  # only while it loads
+    results = pd.read_csv(tmp_path / "results" / "beside" / "results.csv")
+    assert results["status"].tolist() == ["ok", "ok"]
+
+
+def test_report_says_when_other_processes_still_run_cells(study_file, tmp_path, capsys):
+    from svmtune.study import CellKey, Storage
+
+    url = f"sqlite:///{tmp_path / 'x.db'}"
+    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+    store = Storage(url)
+    sid = store.study_id("tiny")
+    assert store.claim(sid, CellKey("heart", 5, "LOO2+grid"), "elsewhere:1:w")
+    store.close()
+    capsys.readouterr()
+    assert main(["report", "--storage", url, "--output", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "8 cells stored" in out and "1 more cells are being run by other processes" in out

@@ -90,12 +90,12 @@ def test_failed_cells_are_not_drawn(results):
 
 
 def test_best_so_far(traces):
-    fig = plot_best_so_far(traces)
+    fig = plot_best_so_far(traces, objectives={"cheap": "LOO_2", "good": "LOO_2"})
     visible = [ax for ax in fig.axes if ax.get_visible()]
-    assert [ax.get_title() for ax in visible] == ["a", "b"]
+    assert [ax.get_title() for ax in visible] == ["a: LOO_2", "b: LOO_2"]
     ax = visible[0]
     assert ax.get_xscale() == "log"
-    assert ax.get_ylabel() == "best objective value so far [%]"
+    assert ax.get_ylabel() == "best value so far [%]"
     assert "[s]" in ax.get_xlabel()
     assert set(legend_texts(fig)) == {"cheap", "good"}
     mean = next(line for line in ax.get_lines() if line.get_label() == "cheap")
@@ -141,3 +141,58 @@ def test_save_plots_writes_pngs(results, traces, tmp_path):
 def test_save_plots_with_nothing_to_draw(tmp_path):
     empty = pd.DataFrame(columns=["dataset", "split", "method", "status", "cpu_s", "test_error"])
     assert save_plots(empty, pd.DataFrame(), tmp_path) == []
+
+
+def test_best_so_far_puts_each_objective_on_its_own_axes(traces):
+    """Values of different objectives never share an axis; the figure says what bold is."""
+    fig = plot_best_so_far(traces, objectives={"cheap": "LOO_2", "good": "KFoldCV"})
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    titles = [ax.get_title() for ax in visible]
+    assert titles == ["a: LOO_2", "a: KFoldCV", "b: LOO_2", "b: KFoldCV"]
+    for ax in visible:
+        labels = {
+            line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")
+        }
+        assert labels == ({"cheap"} if ax.get_title().endswith("LOO_2") else {"good"})
+    suptitle = fig.get_suptitle()
+    assert "one panel per data set and objective" in suptitle
+    assert "from when every run has its first value" in suptitle
+    # without objectives, each method is taken to have its own
+    fig = plot_best_so_far(traces)
+    assert len([ax for ax in fig.axes if ax.get_visible()]) == 4
+
+
+def test_figures_name_the_time_they_show_one_way(results):
+    fig = plot_error_vs_time(results, by_dataset=True)
+    assert "CPU time" in fig.get_suptitle() and "compute time" not in fig.get_suptitle()
+    assert all("CPU time" in ax.get_xlabel() for ax in fig.axes if ax.get_visible())
+    fig = plot_error_vs_time(
+        results.assign(wall_s=results["cpu_s"]), by_dataset=True, time="wall_s"
+    )
+    assert "wall-clock time" in fig.get_suptitle()
+
+
+def test_objective_labels_group_equal_objectives():
+    from svmtune.kernels import RBF
+    from svmtune.objectives import KFoldCV, LOOEstimate
+    from svmtune.study import Method, objective_labels
+    from svmtune.tuners import Bisection, Grid
+
+    methods = {
+        "LOO2+bisection": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
+        "LOO2+grid": Method(LOOEstimate(model="loo2"), Grid(), RBF()),
+        "LOO3+grid": Method(LOOEstimate(model="loo3"), Grid(), RBF()),
+        "CV": Method(KFoldCV(k=5), Grid(), RBF()),
+    }
+    labels = objective_labels({k: m.describe() for k, m in methods.items()})
+    assert labels == {
+        "LOO2+bisection": "LOOEstimate(model='loo2')",
+        "LOO2+grid": "LOOEstimate(model='loo2')",
+        "LOO3+grid": "LOOEstimate(model='loo3')",
+        "CV": "KFoldCV",
+    }
+    # a method type with its own record, and an old stored definition, get a label too
+    assert objective_labels({"peer": {"peer": "x"}, "old": {"objective": "LOOEstimate()"}}) == {
+        "peer": "peer",
+        "old": "LOOEstimate()",
+    }

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from svmtune._params import ParamsMixin
 from svmtune._validation import check_X
 from svmtune.space import SearchSpace
 
@@ -71,7 +72,7 @@ class PreparedKernel(ABC):
         """Memory held by the precomputed statistics."""
 
 
-class KernelModel(ABC):
+class KernelModel(ParamsMixin, ABC):
     """A family of kernels with a hyperparameter search space.
 
     Subclasses implement :attr:`space` and :meth:`prepare`; nested models (Carrizosa et al.)
@@ -152,6 +153,3 @@ class KernelModel(ABC):
         if source is self or source == self:
             return self.check_params(params)
         raise ValueError(f"{source!r} is not a nested sub-model of {self!r}")
-
-    def __repr__(self) -> str:
-        return f"{self.name}()"

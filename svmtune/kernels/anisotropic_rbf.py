@@ -148,11 +148,3 @@ class AnisotropicRBF(KernelModel):
 
     def __hash__(self) -> int:
         return hash(("AnisotropicRBF", int(self.n_features), self.gamma_bounds))
-
-    def __repr__(self) -> str:
-        extra = (
-            ""
-            if self.gamma_bounds == _DEFAULT_GAMMA_BOUNDS
-            else f", gamma_bounds={self.gamma_bounds}"
-        )
-        return f"AnisotropicRBF(n_features={self.n_features}{extra})"

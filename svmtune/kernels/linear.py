@@ -67,6 +67,3 @@ class Linear(KernelModel):
 
     def __hash__(self) -> int:
         return hash("Linear")
-
-    def __repr__(self) -> str:
-        return "Linear()"

@@ -90,10 +90,3 @@ class RBF(KernelModel):
 
     def __hash__(self) -> int:
         return hash(("RBF", self.gamma_bounds))
-
-    def __repr__(self) -> str:
-        return (
-            "RBF()"
-            if self.gamma_bounds == (1e-5, 1e5)
-            else f"RBF(gamma_bounds={self.gamma_bounds})"
-        )

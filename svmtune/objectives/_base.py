@@ -22,6 +22,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from svmtune._params import ParamsMixin
 from svmtune._validation import check_Xy
 from svmtune.classifier import KernelExpansion
 from svmtune.kernels._base import KernelModel
@@ -56,7 +57,7 @@ class Stopwatch:
         )
 
 
-class Objective(ABC):
+class Objective(ParamsMixin, ABC):
     """Base class of objectives (keyword-only options, stored as given; a subclass checks them in
     :meth:`_check_options`, which the base calls at first use).
 
@@ -124,9 +125,6 @@ class Objective(ABC):
     ) -> Evaluation:
         """Bind and evaluate one setting (convenience for a single evaluation)."""
         return self.bind(X, y, kernel=kernel).evaluate(params)
-
-    def __repr__(self) -> str:
-        return f"{self.name}()"
 
 
 class BoundObjective(ABC):

@@ -173,9 +173,6 @@ class KFoldCV(Objective):
         prepared = kernel.prepare(X) if 16 * n * n <= self.memory_budget else None
         return _BoundKFoldCV(self, X, y, kernel, space, folds, prepared, solver)
 
-    def __repr__(self) -> str:
-        return f"KFoldCV(k={self.k})"
-
 
 class _BoundKFoldCV(BoundObjective):
     """KFoldCV bound to data: the folds, the prepared kernel, the seeds."""

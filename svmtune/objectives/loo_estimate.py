@@ -124,9 +124,6 @@ class LOOEstimate(Objective):
     ) -> _BoundLOO:
         return _BoundLOO(self, X, y, kernel, space, self._alpha_grid())
 
-    def __repr__(self) -> str:
-        return f"LOOEstimate(model={self.model!r})"
-
 
 class _BoundLOO(BoundObjective):
     def __init__(

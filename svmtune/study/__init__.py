@@ -9,10 +9,18 @@ from svmtune.study._curve import parameter_curve
 from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
 from svmtune.study._loading import load_study, load_study_module
 from svmtune.study._method import Method
-from svmtune.study._report import write_report
-from svmtune.study._results import format_summary, method_means, pareto_mask, summary_table
-from svmtune.study._storage import Storage, default_storage_url
-from svmtune.study._study import Study
+from svmtune.study._report import objective_labels, write_report
+from svmtune.study._results import (
+    SummaryTable,
+    format_summary,
+    method_means,
+    pareto_mask,
+    summary_by_method,
+    summary_long,
+    summary_table,
+)
+from svmtune.study._storage import Storage, StudyChangedError, default_storage_url
+from svmtune.study._study import Study, check_study_name
 
 __all__ = [
     "PROTOCOLS",
@@ -21,15 +29,21 @@ __all__ = [
     "Method",
     "Storage",
     "Study",
+    "StudyChangedError",
+    "SummaryTable",
     "cell_seed",
+    "check_study_name",
     "default_storage_url",
     "format_summary",
     "load_study",
     "load_study_module",
     "method_means",
+    "objective_labels",
     "parameter_curve",
     "pareto_mask",
     "split_seed",
+    "summary_by_method",
+    "summary_long",
     "summary_table",
     "write_report",
 ]

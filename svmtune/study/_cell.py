@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 import socket
+import threading
 import time
 import traceback
 import warnings
@@ -133,6 +135,7 @@ def run_cell(task: CellTask) -> CellRecord:
     started = datetime.now(UTC)
     rec = CellRecord(key=task.key, status=str(Status.OK), seed=task.seed, started_at=started)
     rec.host = socket.gethostname()
+    t0 = math.inf
     try:
         Xtr, ytr, Xte, yte = task.data.split(
             task.protocol, task.key.split, task.split_seed, test_size=task.test_size
@@ -153,6 +156,20 @@ def run_cell(task: CellTask) -> CellRecord:
     except Exception as exc:  # a failed cell is recorded and the study goes on
         rec.status = str(Status.FAILED)
         rec.error = "".join(traceback.format_exception(exc)).strip()
+        spent = time.perf_counter() - t0
+        if (
+            task.max_seconds is not None
+            and isinstance(exc, RuntimeError)
+            and spent >= task.max_seconds
+        ):
+            # the limit struck before the tuner finished a single evaluation
+            rec.status = str(Status.TIMEOUT)
+            rec.error = (
+                f"cell time limit of {task.max_seconds:g} s reached after {spent:.3g} s, before "
+                f"the first evaluation finished ({exc})"
+            )
+            rec.n_evaluations = 0
+            rec.stopped_by = "max_seconds"
         rec.finished_at = datetime.now(UTC)
         return rec
     cost = result.total_cost
@@ -180,11 +197,38 @@ def dump_task(task: CellTask) -> bytes:
     return cloudpickle.dumps(task)
 
 
-def run_payload(key: CellKey, seed: int, payload: bytes) -> CellRecord:
+#: The parent process a worker watches (see :func:`_watch_parent`).
+_WATCHED: list[int] = []
+
+
+def _watch_parent(parent_pid: int | None) -> None:
+    """In a local worker process (whose parent is the process running the study), exit as soon
+    as that parent is gone: after a ``kill -9`` of ``svmtune run``, idle joblib/loky workers
+    would otherwise live on for minutes, holding memory."""
+    if parent_pid is None or _WATCHED or os.getpid() == parent_pid:
+        return
+    if os.getppid() != parent_pid:  # not a direct child (a dask worker): not ours to watch
+        return
+    _WATCHED.append(parent_pid)
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if os.getppid() != parent_pid:  # re-parented: the study process died
+                os._exit(0)
+
+    threading.Thread(target=watch, name="svmtune-parent-watch", daemon=True).start()
+
+
+def run_payload(
+    key: CellKey, seed: int, payload: bytes, parent_pid: int | None = None
+) -> CellRecord:
     """Worker entry point: unpickle a :func:`dump_task` payload and run the cell.
 
     A payload the worker cannot unpickle (a module missing there) gives a FAILED record too.
+    ``parent_pid`` is the process running the study: a local worker exits when it dies.
     """
+    _watch_parent(parent_pid)
     try:
         task = cloudpickle.loads(payload)
     except Exception as exc:

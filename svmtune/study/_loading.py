@@ -25,6 +25,9 @@ except ImportError:  # pragma: no cover
 def load_study_module(path: str | Path) -> ModuleType:
     """Import the file at ``path`` as a module and check it defines ``study``.
 
+    The file is executed as Python code (as pytest runs test files). Its folder is on the
+    import path while it loads, so it can import a module beside it.
+
     Its objects are pickled by value when cells are sent to workers (so callables defined in
     the file work on any joblib backend, a dask cluster included).
     """
@@ -40,11 +43,17 @@ def load_study_module(path: str | Path) -> ModuleType:
         raise ValueError(f"cannot import the study file {str(path)!r}")
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    folder = str(p.resolve().parent)
+    before = set(sys.modules)
+    sys.path.insert(0, folder)  # the file may import a module beside it, as a script can
     try:
         spec.loader.exec_module(module)
     except Exception:
         sys.modules.pop(name, None)
         raise
+    finally:
+        if folder in sys.path:
+            sys.path.remove(folder)
     study = getattr(module, "study", None)
     if not isinstance(study, Study):
         sys.modules.pop(name, None)
@@ -53,6 +62,11 @@ def load_study_module(path: str | Path) -> ModuleType:
             f"found {type(study).__name__ if study is not None else 'nothing'}"
         )
     cloudpickle.register_pickle_by_value(module)
+    for mod_name in set(sys.modules) - before:  # modules beside it travel by value too
+        mod = sys.modules.get(mod_name)
+        file = getattr(mod, "__file__", None)
+        if mod is not None and file and Path(file).resolve().parent == Path(folder):
+            cloudpickle.register_pickle_by_value(mod)
     return module
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from svmtune._params import describe
 from svmtune.kernels._base import KernelModel
 from svmtune.objectives._base import Objective
 from svmtune.space import SearchSpace
@@ -54,9 +55,13 @@ class Method:
         return space
 
     def describe(self) -> dict[str, Any]:
-        """A JSON-able summary of the three parts (their reprs)."""
+        """The complete JSON-able record of the three parts: class and every option of each.
+
+        A study stores it, and refuses to mix results when a method under the same name is
+        described differently.
+        """
         return {
-            "objective": repr(self.objective),
-            "tuner": repr(self.tuner),
-            "kernel": repr(self.kernel),
+            "objective": describe(self.objective),
+            "tuner": describe(self.tuner),
+            "kernel": describe(self.kernel),
         }

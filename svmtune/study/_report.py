@@ -3,14 +3,48 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
-from svmtune.study._results import summary_table
+from svmtune.study._results import summary_by_method, summary_long
 
-__all__ = ["write_report"]
+__all__ = ["objective_labels", "write_report"]
+
+
+def objective_labels(method_records: Mapping[str, object]) -> dict[str, str]:
+    """Method -> a short name of its objective, from a study definition's ``"methods"``.
+
+    Methods whose objective records are equal get the same name: the class name, followed by
+    the options that tell it from the other objectives of the same class in the study.
+
+    Examples
+    --------
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import KFoldCV, LOOEstimate
+    >>> from svmtune.study import Method
+    >>> from svmtune.tuners import Bisection, Grid
+    >>> ms = {"a": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
+    ...       "b": Method(LOOEstimate(model="loo3"), Grid(), RBF()),
+    ...       "c": Method(KFoldCV(), Grid(), RBF())}
+    >>> objective_labels({k: m.describe() for k, m in ms.items()})
+    {'a': "LOOEstimate(model='loo2')", 'b': "LOOEstimate(model='loo3')", 'c': 'KFoldCV'}
+    """
+    records: dict[str, dict[str, object]] = {}
+    for m, rec in method_records.items():
+        obj = rec.get("objective") if isinstance(rec, Mapping) else None
+        if isinstance(obj, Mapping) and isinstance(obj.get("params"), Mapping):
+            records[m] = {"class": obj.get("class"), **obj["params"]}
+        else:  # a method type of its own, or an old stored definition
+            records[m] = {"class": str(obj) if obj is not None else m}
+    out = {}
+    for m, rec in records.items():
+        same_class = [r for r in records.values() if r["class"] == rec["class"]]
+        differing = [k for k in rec if k != "class" and any(r.get(k) != rec[k] for r in same_class)]
+        opts = ", ".join(f"{k}={rec[k]!r}" for k in differing)
+        out[m] = f"{rec['class']}({opts})" if opts else str(rec["class"])
+    return out
 
 
 def write_report(
@@ -19,8 +53,14 @@ def write_report(
     outdir: str | Path,
     *,
     methods: Sequence[str] | None = None,
+    objectives: Mapping[str, str] | None = None,
 ) -> dict[str, Path]:
-    """Write ``results.csv``, ``summary.csv`` and the plots of :func:`svmtune.plots.save_plots`.
+    """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv`` and the plots of
+    :func:`svmtune.plots.save_plots`.
+
+    ``summary.csv`` is tidy: one row per method x data set, one named column per statistic
+    (:func:`~svmtune.study.summary_long`); ``summary_by_method.csv`` holds one row per method,
+    the averages over the data sets (:func:`~svmtune.study.summary_by_method`).
 
     Parameters
     ----------
@@ -30,11 +70,15 @@ def write_report(
         Created if missing.
     methods : sequence of str, optional
         Order of the methods in the table and plots.
+    objectives : dict method -> str, optional
+        The objective of each method (:func:`objective_labels`): the best-so-far plot shows
+        one objective per panel.
 
     Returns
     -------
     dict
-        Name -> path of every file written (``"results"``, ``"summary"``, then one per plot).
+        Name -> path of every file written (``"results"``, ``"summary"``,
+        ``"summary_by_method"``, then one per plot).
     """
     from svmtune.plots import save_plots
 
@@ -48,9 +92,11 @@ def write_report(
         ]
     flat.to_csv(out / "results.csv", index=False)
     paths["results"] = out / "results.csv"
-    table = summary_table(results, methods=methods)
-    table.to_csv(out / "summary.csv")
+    summary_long(results, methods=methods).to_csv(out / "summary.csv", index=False)
     paths["summary"] = out / "summary.csv"
-    for p in save_plots(results, traces, out, methods=methods):
+    by_method = summary_by_method(results, methods=methods)
+    by_method.to_csv(out / "summary_by_method.csv", index=False)
+    paths["summary_by_method"] = out / "summary_by_method.csv"
+    for p in save_plots(results, traces, out, methods=methods, objectives=objectives):
         paths[p.stem] = p
     return paths

@@ -2,18 +2,59 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["SUMMARY_STATS", "format_summary", "method_means", "pareto_mask", "summary_table"]
+__all__ = [
+    "ESTIM_ERR_NOTE",
+    "SUMMARY_STATS",
+    "SummaryTable",
+    "format_summary",
+    "method_means",
+    "pareto_mask",
+    "summary_by_method",
+    "summary_long",
+    "summary_table",
+]
 
 #: Columns of each method in :func:`summary_table`, as in Fischetti (2016), Table 2.
 SUMMARY_STATS = ("estimate", "estimate sd", "test error", "test error sd", "CPU s", "n")
 
 AVERAGE = "Average"
 ESTIM_ERR = "Estim. err. [%]"
+
+#: What the "Estim. err." column means (printed under the table).
+ESTIM_ERR_NOTE = (
+    "Estim. err. [%] = 100 * (estimate - test error) / test error, of the averages: how far "
+    "the tuned objective's value (the method's own estimate of its error) is from the test "
+    "error; negative means the estimate is optimistic."
+)
+
+#: Tidy columns of :func:`summary_long` (one row per method x data set).
+LONG_COLUMNS = {
+    "n": "n_ok",
+    "estimate": "estimate_pct",
+    "estimate sd": "estimate_sd_pct",
+    "test error": "test_error_pct",
+    "test error sd": "test_error_sd_pct",
+    "CPU s": "cpu_s",
+}
+
+
+class SummaryTable(pd.DataFrame):
+    """The summary table (a DataFrame) that prints as :func:`format_summary` does.
+
+    Indexing it gives plain DataFrames.
+    """
+
+    def __repr__(self) -> str:
+        return format_summary(self)
+
+    def __str__(self) -> str:
+        return format_summary(self)
 
 
 def _ok(results: pd.DataFrame) -> pd.DataFrame:
@@ -72,6 +113,63 @@ def summary_table(results: pd.DataFrame, *, methods: Sequence[str] | None = None
     table.loc[AVERAGE] = avg
     table.loc[ESTIM_ERR] = err
     return table
+
+
+def summary_long(results: pd.DataFrame, *, methods: Sequence[str] | None = None) -> pd.DataFrame:
+    """The summary as a tidy table: one row per method x data set, one named column per
+    statistic (``n_ok`` the number of ok cells, percentages ``*_pct``, mean ``cpu_s``).
+
+    What ``summary.csv`` holds; ``pandas.read_csv`` reads it back as is.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"dataset": ["a", "a"], "split": [0, 1], "method": ["m", "m"],
+    ...                   "status": ["ok", "ok"], "objective_value": [0.1, 0.2],
+    ...                   "test_error": [0.2, 0.2], "cpu_s": [1.0, 3.0]})
+    >>> summary_long(r)[["method", "dataset", "n_ok", "test_error_pct"]].to_dict("records")
+    [{'method': 'm', 'dataset': 'a', 'n_ok': 2, 'test_error_pct': 20.0}]
+    """
+    table = summary_table(results, methods=methods)
+    data = table.drop(index=[AVERAGE, ESTIM_ERR])
+    rows = []
+    for m in dict.fromkeys(c[0] for c in table.columns):
+        for d in data.index:
+            row: dict[str, object] = {"method": m, "dataset": d}
+            for stat, col in LONG_COLUMNS.items():
+                row[col] = data.loc[d, (m, stat)]
+            rows.append(row)
+    out = pd.DataFrame(rows, columns=["method", "dataset", *LONG_COLUMNS.values()])
+    out["n_ok"] = out["n_ok"].fillna(0).astype(int)
+    return out
+
+
+def summary_by_method(
+    results: pd.DataFrame, *, methods: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """One row per method: the averages over the data sets (each data set weighs the same),
+    the total ``n_ok`` and ``estimate_error_pct`` (see :data:`ESTIM_ERR_NOTE`).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"dataset": ["a", "a"], "split": [0, 1], "method": ["m", "m"],
+    ...                   "status": ["ok", "ok"], "objective_value": [0.1, 0.2],
+    ...                   "test_error": [0.2, 0.2], "cpu_s": [1.0, 3.0]})
+    >>> round(float(summary_by_method(r)["estimate_error_pct"].iloc[0]), 6)
+    -25.0
+    """
+    table = summary_table(results, methods=methods)
+    rows = []
+    for m in dict.fromkeys(c[0] for c in table.columns):
+        row: dict[str, object] = {"method": m}
+        for stat, col in LONG_COLUMNS.items():
+            row[col] = table.loc[AVERAGE, (m, stat)]
+        row["estimate_error_pct"] = table.loc[ESTIM_ERR, (m, "estimate")]
+        rows.append(row)
+    out = pd.DataFrame(rows, columns=["method", *LONG_COLUMNS.values(), "estimate_error_pct"])
+    out["n_ok"] = out["n_ok"].fillna(0).astype(int)
+    return out
 
 
 def method_means(results: pd.DataFrame, *, time: str = "cpu_s") -> pd.DataFrame:
@@ -166,5 +264,10 @@ def format_summary(table: pd.DataFrame) -> str:
         }
         overview = pd.DataFrame.from_dict(rows, orient="index")
         overview.index.name = "method"
-        blocks.append("Averages over the data sets [%, CPU s]\n" + overview.to_string())
+        blocks.append(
+            "Averages over the data sets [%, CPU s]\n"
+            + overview.to_string()
+            + "\n"
+            + textwrap.fill(ESTIM_ERR_NOTE, width=100)
+        )
     return "\n\n".join(blocks)

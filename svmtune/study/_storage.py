@@ -1,15 +1,28 @@
 """Where a study keeps its results: a SQL database through SQLAlchemy (SQLite by default).
 
-Three tables: ``studies`` (name, seed, definition), ``cells`` (one row per finished cell, unique
-on (study, dataset, split, method)) and ``traces`` (every evaluation of a cell). Each finished cell
-is written with its trace in one transaction, by the process that runs the study (workers never
-write), so a killed study loses at most the cells that were still running.
+Three tables: ``studies`` (name, seed, definition), ``cells`` (one row per cell, unique on
+(study, dataset, split, method)) and ``traces`` (every evaluation of a cell).
+
+Several processes - on one machine or many - can work one study on one database, as Optuna's RDB
+storage lets workers share a study. A process *claims* a cell before it runs it by inserting its
+row with status ``"running"``, its worker id and a heartbeat; the unique key makes the insert
+atomic, so a lost race is simply a cell some other process runs. While it runs cells, a process
+renews the heartbeat of its claims; a claim whose heartbeat is older than ``stale_after`` seconds,
+or whose process is gone (same host), is taken over by the next process that looks for work. The
+finished cell replaces its claim, with its trace, in one transaction, and only if the claim is
+still its own, so no cell is stored twice.
+
+A SQLite database in WAL mode is the ``.db`` file together with its ``-wal`` and ``-shm`` files
+while a run is live; each run checkpoints the log into the ``.db`` file when it ends.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import socket
+import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,9 +32,15 @@ import pandas as pd
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine, make_url
 
+from svmtune._params import diff_records
 from svmtune.study._cell import CellKey, CellRecord
 
 __all__ = ["Storage", "default_storage_url"]
+
+#: Status of a claimed cell that is being computed.
+RUNNING = "running"
+#: Version of the stored study definitions that record every option of every method.
+DEFINITION_FORMAT = 2
 
 _metadata = sa.MetaData()
 
@@ -63,6 +82,8 @@ cells_table = sa.Table(
     sa.Column("host", sa.String(200)),
     sa.Column("started_at", sa.DateTime(timezone=True)),
     sa.Column("finished_at", sa.DateTime(timezone=True)),
+    sa.Column("worker", sa.String(200)),
+    sa.Column("heartbeat", sa.DateTime(timezone=True)),
     sa.UniqueConstraint("study_id", "dataset", "split", "method", name="uq_cell_key"),
 )
 
@@ -142,6 +163,8 @@ def _int(v: Any) -> int | None:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+    # transactions are begun by _sqlite_begin (so that writes can take the lock up front)
+    dbapi_connection.isolation_level = None
     cur = dbapi_connection.cursor()
     cur.execute("PRAGMA busy_timeout=30000")
     cur.execute("PRAGMA foreign_keys=ON")
@@ -150,6 +173,46 @@ def _sqlite_pragmas(dbapi_connection: Any, connection_record: Any) -> None:
     except Exception:  # pragma: no cover - e.g. a read-only or network file system
         pass
     cur.close()
+
+
+def _sqlite_begin(conn: sa.Connection) -> None:
+    """``BEGIN IMMEDIATE`` for writes: a transaction that reads and then writes would otherwise
+    fail with "database is locked" when another process wrote in between (SQLite does not wait
+    for a lock it would need to upgrade a read snapshot)."""
+    conn.exec_driver_sql(
+        "BEGIN IMMEDIATE" if conn.get_execution_options().get("svmtune_write") else "BEGIN"
+    )
+
+
+def _upgrade_schema(engine: Engine) -> None:
+    """Add the claim columns to a database written before workers could share it."""
+    have = {c["name"] for c in sa.inspect(engine).get_columns("cells")}
+    with engine.begin() as conn:
+        for col in ("worker", "heartbeat"):
+            if col not in have:
+                kind = "VARCHAR(200)" if col == "worker" else "TIMESTAMP"
+                conn.exec_driver_sql(f"ALTER TABLE cells ADD COLUMN {col} {kind}")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
+def _aware(t: datetime | None) -> datetime | None:
+    """SQLite returns naive datetimes; they were written in UTC."""
+    if t is None:
+        return None
+    return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
+
+
+class StudyChangedError(ValueError):
+    """A method of a study differs from the one whose cells are stored under its name."""
 
 
 class Storage:
@@ -176,25 +239,38 @@ class Storage:
         try:
             parsed = make_url(self.url)
         except Exception as exc:
+            hint = ""
+            if "://" not in self.url and self.url.strip():
+                hint = f"; for a SQLite file write sqlite:///{self.url}"
             raise ValueError(
-                f"cannot open storage {self.url!r}: not a database URL ({exc})"
+                f"cannot open storage {self.url!r}: not a database URL ({exc}){hint}"
             ) from exc
         self.display_url = parsed.render_as_string(hide_password=True)
         db = parsed.database
         self.in_memory = parsed.get_backend_name() == "sqlite" and db in (None, "", ":memory:")
+        #: The URL named an existing SQLite file of 0 bytes (SQLite makes it a new database).
+        self.empty_file = False
         try:
             if self.in_memory:
                 # one database per URL for the life of the process (each engine would get its own)
                 if self.url not in _MEMORY_ENGINES:
-                    _MEMORY_ENGINES[self.url] = sa.create_engine(parsed, poolclass=sa.StaticPool)
+                    _MEMORY_ENGINES[self.url] = sa.create_engine(
+                        parsed,
+                        poolclass=sa.StaticPool,
+                        connect_args={"check_same_thread": False},  # joblib's threads claim
+                    )
                 self.engine: Engine = _MEMORY_ENGINES[self.url]
             else:
                 if parsed.get_backend_name() == "sqlite":
-                    Path(str(db)).expanduser().parent.mkdir(parents=True, exist_ok=True)
+                    path = Path(str(db)).expanduser()
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    self.empty_file = path.is_file() and path.stat().st_size == 0
                 self.engine = sa.create_engine(parsed)
                 if self.engine.dialect.name == "sqlite":
                     sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+                    sa.event.listen(self.engine, "begin", _sqlite_begin)
             _metadata.create_all(self.engine)
+            _upgrade_schema(self.engine)
         except Exception as exc:
             raise ValueError(f"cannot open storage {self.display_url!r}: {exc}") from exc
 
@@ -202,9 +278,24 @@ class Storage:
         return f"Storage({self.display_url!r})"
 
     def close(self) -> None:
-        """Release the connections (an in-memory database stays until the process ends)."""
-        if not self.in_memory:
-            self.engine.dispose()
+        """Release the connections (an in-memory database stays until the process ends).
+
+        A SQLite file in WAL mode is checkpointed first, so that the ``.db`` file alone holds
+        every stored cell once no run is live.
+        """
+        if self.in_memory:
+            return
+        if self.engine.dialect.name == "sqlite":
+            try:
+                with self.engine.connect() as conn:
+                    conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+            except Exception:  # pragma: no cover - another process holds the log; it checkpoints
+                pass
+        self.engine.dispose()
+
+    def _write(self) -> Any:
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
+        return self.engine.connect().execution_options(svmtune_write=True)
 
     # -- studies ----------------------------------------------------------------------------
     def study_names(self) -> list[str]:
@@ -226,14 +317,49 @@ class Storage:
             ).first()
         return None if row is None else dict(json.loads(row[0]))
 
-    def register_study(self, name: str, seed: int, definition: dict[str, Any]) -> int:
-        """Create the study, or check that the stored one has the same seed and split protocol.
+    def register_study(
+        self,
+        name: str,
+        seed: int,
+        definition: dict[str, Any],
+        *,
+        replace_changed: bool = False,
+    ) -> int:
+        """Create the study, or check that the stored one is the same study.
 
-        The stored definition is updated (new data sets, splits or methods add cells).
+        The stored seed, split protocol and test size must match, and so must every method both
+        definitions name (their complete records, :meth:`Method.describe`): a method changed
+        under the same name would otherwise mix old and new results. New data sets, splits and
+        methods add cells; the stored definition keeps the methods of every stored cell.
+
+        Parameters
+        ----------
+        name : str
+        seed : int
+        definition : dict
+            ``Study.definition()``.
+        replace_changed : bool, default False
+            Delete the stored cells of a changed method (they run again) instead of refusing.
+
+        Raises
+        ------
+        StudyChangedError
+            A ValueError naming what differs, and what to do.
         """
+        for _attempt in range(5):
+            try:
+                return self._register(name, seed, definition, replace_changed)
+            except sa.exc.IntegrityError:  # another process created it at the same time
+                continue
+        raise RuntimeError(f"could not register study {name!r}")  # pragma: no cover
+
+    def _register(
+        self, name: str, seed: int, definition: dict[str, Any], replace_changed: bool
+    ) -> int:
         now = datetime.now(UTC)
-        text = json.dumps(definition, default=str)  # keeps the order of the methods
-        with self.engine.begin() as conn:
+        definition = {**definition, "format": DEFINITION_FORMAT}
+        where = f"study {name!r} in {self.display_url}"
+        with self._write() as conn, conn.begin():
             row = conn.execute(
                 sa.select(
                     studies_table.c.id, studies_table.c.seed, studies_table.c.definition
@@ -242,92 +368,235 @@ class Storage:
             if row is None:
                 res = conn.execute(
                     studies_table.insert().values(
-                        name=name, seed=int(seed), definition=text, created_at=now, updated_at=now
+                        name=name,
+                        seed=int(seed),
+                        definition=json.dumps(definition, default=str),
+                        created_at=now,
+                        updated_at=now,
                     )
                 )
                 return _new_id(res)
             old = json.loads(row.definition)
             if int(row.seed) != int(seed):
-                raise ValueError(
-                    f"study {name!r} in {self.display_url} was run with seed {row.seed}; this "
-                    f"definition has seed {seed}: give the study a new name or a new storage"
+                raise StudyChangedError(
+                    f"{where} was run with seed {row.seed}; this definition has seed {seed}: "
+                    "give the study a new name or a new storage"
                 )
             for k in ("split", "test_size"):
                 if k in old and old[k] != definition.get(k):
-                    raise ValueError(
-                        f"study {name!r} in {self.display_url} was run with {k}={old[k]!r}; this "
-                        f"definition has {k}={definition.get(k)!r}: give the study a new name or "
-                        "a new storage"
+                    raise StudyChangedError(
+                        f"{where} was run with {k}={old[k]!r}; this definition has "
+                        f"{k}={definition.get(k)!r}: give the study a new name or a new storage"
                     )
+            old_methods = dict(old.get("methods") or {})
+            new_methods = dict(definition.get("methods") or {})
+            changed = {}
+            if old.get("format") == DEFINITION_FORMAT:  # older files stored incomplete reprs
+                for m in new_methods:
+                    if m in old_methods:
+                        diff = diff_records(old_methods[m], new_methods[m])
+                        if diff:
+                            changed[m] = diff
+            if changed and not replace_changed:
+                lines = "; ".join(f"method {m!r}: {', '.join(d)}" for m, d in changed.items())
+                raise StudyChangedError(
+                    f"{where} has cells of a different method under the same name ({lines}). "
+                    "Give the changed method a new name, or run with --replace-changed "
+                    "(Study.run(replace_changed=True)) to delete its stored cells and run them "
+                    "again, or use a new storage"
+                )
+            c = cells_table.c
+            for m in changed:
+                ids = sa.select(c.id).where(c.study_id == row.id, c.method == m)
+                conn.execute(traces_table.delete().where(traces_table.c.cell_id.in_(ids)))
+                conn.execute(cells_table.delete().where(c.study_id == row.id, c.method == m))
+            merged = dict(definition)
+            merged["methods"] = {
+                **new_methods,
+                **{k: v for k, v in old_methods.items() if k not in new_methods},
+            }
+            merged["datasets"] = list(
+                dict.fromkeys([*definition.get("datasets", []), *old.get("datasets", [])])
+            )
             conn.execute(
                 studies_table.update()
                 .where(studies_table.c.id == row.id)
-                .values(definition=text, updated_at=now)
+                .values(definition=json.dumps(merged, default=str), updated_at=now)
             )
             return int(row.id)
 
     # -- cells -----------------------------------------------------------------------------
     def finished(self, study: str) -> dict[CellKey, str]:
-        """Key -> status of every stored cell of ``study``."""
+        """Key -> status of every stored (not running) cell of ``study``."""
         sid = self.study_id(study)
         if sid is None:
             return {}
         c = cells_table.c
         with self.engine.connect() as conn:
             rows = conn.execute(
-                sa.select(c.dataset, c.split, c.method, c.status).where(c.study_id == sid)
+                sa.select(c.dataset, c.split, c.method, c.status).where(
+                    c.study_id == sid, c.status != RUNNING
+                )
             )
             return {CellKey(r.dataset, int(r.split), r.method): r.status for r in rows}
 
-    def write_cell(self, study_id: int, rec: CellRecord, *, replace: bool = False) -> bool:
+    def running(self, study: str) -> dict[CellKey, str]:
+        """Key -> worker of every cell of ``study`` claimed and not finished yet."""
+        sid = self.study_id(study)
+        if sid is None:
+            return {}
+        c = cells_table.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(c.dataset, c.split, c.method, c.worker).where(
+                    c.study_id == sid, c.status == RUNNING
+                )
+            )
+            return {CellKey(r.dataset, int(r.split), r.method): str(r.worker) for r in rows}
+
+    def claim(
+        self,
+        study_id: int,
+        key: CellKey,
+        worker: str,
+        *,
+        redo: Iterable[str] = (),
+        stale_after: float = 300.0,
+    ) -> bool:
+        """Claim a cell for ``worker``; False if it is stored or another live worker has it.
+
+        A cell is claimed if it has no row yet (an atomic insert), if its stored status is in
+        ``redo`` (e.g. failed cells to retry), or if it is claimed by a worker that is gone: its
+        heartbeat is older than ``stale_after`` seconds, or it ran on this host in a process
+        that no longer exists. Taking a row over is a compare-and-swap on its worker and
+        heartbeat, so of two processes racing for a cell exactly one wins.
+        """
+        c = cells_table.c
+        now = datetime.now(UTC)
+        where = (
+            c.study_id == study_id,
+            c.dataset == key.dataset,
+            c.split == int(key.split),
+            c.method == key.method,
+        )
+        try:
+            with self._write() as conn, conn.begin():
+                conn.execute(
+                    cells_table.insert().values(
+                        study_id=study_id,
+                        dataset=key.dataset,
+                        split=int(key.split),
+                        method=key.method,
+                        status=RUNNING,
+                        seed=0,
+                        worker=worker,
+                        heartbeat=now,
+                        started_at=now,
+                    )
+                )
+            return True
+        except sa.exc.IntegrityError:
+            pass
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.select(c.id, c.status, c.worker, c.heartbeat).where(*where)
+            ).first()
+        if row is None:  # deleted meanwhile: try again from the start
+            return self.claim(study_id, key, worker, redo=redo, stale_after=stale_after)
+        redo = set(redo)
+        if row.status == RUNNING:
+            if row.worker == worker or not _claim_is_stale(row, now, stale_after):
+                return False
+        elif row.status not in redo:
+            return False
+        beat = row.heartbeat
+        with self._write() as conn, conn.begin():
+            res = conn.execute(
+                cells_table.update()
+                .where(
+                    c.id == row.id,
+                    c.status == row.status,
+                    c.worker.is_(None) if row.worker is None else c.worker == row.worker,
+                    c.heartbeat.is_(None) if beat is None else c.heartbeat == beat,
+                )
+                .values(status=RUNNING, worker=worker, heartbeat=now, started_at=now)
+            )
+            if res.rowcount != 1:
+                return False
+            conn.execute(traces_table.delete().where(traces_table.c.cell_id == row.id))
+        return True
+
+    def heartbeat(self, worker: str) -> int:
+        """Renew the heartbeat of every cell ``worker`` is running; the number renewed."""
+        c = cells_table.c
+        with self._write() as conn, conn.begin():
+            res = conn.execute(
+                cells_table.update()
+                .where(c.worker == worker, c.status == RUNNING)
+                .values(heartbeat=datetime.now(UTC))
+            )
+            return int(res.rowcount)
+
+    def release(self, worker: str) -> int:
+        """Give up every cell ``worker`` still has running (an interrupted run); the number."""
+        c = cells_table.c
+        with self._write() as conn, conn.begin():
+            res = conn.execute(cells_table.delete().where(c.worker == worker, c.status == RUNNING))
+            return int(res.rowcount)
+
+    def write_cell(
+        self,
+        study_id: int,
+        rec: CellRecord,
+        *,
+        replace: bool = False,
+        worker: str | None = None,
+    ) -> bool:
         """Write one finished cell and its trace in one transaction.
 
-        Returns False (and writes nothing) if the cell is stored already, unless ``replace``.
+        With ``worker``, the cell must be claimed by that worker (:meth:`claim`): its claim is
+        replaced by the record, and nothing is written (False) if the claim was taken over
+        meanwhile. Without, the record is inserted; False (nothing written) if the cell is
+        stored already, unless ``replace``.
         """
         c = cells_table.c
         key = rec.key
-        with self.engine.begin() as conn:
+        values = _cell_values(rec)
+        with self._write() as conn, conn.begin():
             old = conn.execute(
-                sa.select(c.id).where(
+                sa.select(c.id, c.status, c.worker).where(
                     c.study_id == study_id,
                     c.dataset == key.dataset,
                     c.split == key.split,
                     c.method == key.method,
                 )
             ).first()
-            if old is not None:
-                if not replace:
+            if worker is not None:
+                if old is None or old.status != RUNNING or old.worker != worker:
                     return False
-                conn.execute(traces_table.delete().where(traces_table.c.cell_id == old.id))
-                conn.execute(cells_table.delete().where(c.id == old.id))
-            res = conn.execute(
-                cells_table.insert().values(
-                    study_id=study_id,
-                    dataset=key.dataset,
-                    split=int(key.split),
-                    method=key.method,
-                    status=rec.status,
-                    error=rec.error,
-                    seed=int(rec.seed),
-                    best_params=None
-                    if rec.best_params is None
-                    else json.dumps(rec.best_params, sort_keys=True),
-                    objective_value=_float(rec.objective_value),
-                    test_error=_float(rec.test_error),
-                    wall_s=_float(rec.wall_s),
-                    cpu_s=_float(rec.cpu_s),
-                    kernel_evals=_int(rec.kernel_evals),
-                    iterations=_int(rec.iterations),
-                    n_evaluations=_int(rec.n_evaluations),
-                    stopped_by=rec.stopped_by,
-                    n_train=_int(rec.n_train),
-                    n_test=_int(rec.n_test),
-                    host=rec.host,
-                    started_at=rec.started_at,
-                    finished_at=rec.finished_at,
+                conn.execute(
+                    cells_table.update()
+                    .where(c.id == old.id)
+                    .values(**values, worker=worker, heartbeat=None)
                 )
-            )
-            cell_id = _new_id(res)
+                cell_id = int(old.id)
+                conn.execute(traces_table.delete().where(traces_table.c.cell_id == cell_id))
+            else:
+                if old is not None:
+                    if not replace:
+                        return False
+                    conn.execute(traces_table.delete().where(traces_table.c.cell_id == old.id))
+                    conn.execute(cells_table.delete().where(c.id == old.id))
+                res = conn.execute(
+                    cells_table.insert().values(
+                        study_id=study_id,
+                        dataset=key.dataset,
+                        split=int(key.split),
+                        method=key.method,
+                        **values,
+                    )
+                )
+                cell_id = _new_id(res)
             rows = list(_trace_rows(cell_id, rec.trace))
             if rows:
                 conn.execute(traces_table.insert(), rows)
@@ -341,6 +610,7 @@ class Storage:
             .join_from(cells_table, studies_table, c.study_id == s.id)
             .order_by(s.name, c.dataset, c.split, c.method)
         )
+        query = query.where(c.status != RUNNING)
         if study is not None:
             query = query.where(s.name == study)
         with self.engine.connect() as conn:
@@ -379,6 +649,44 @@ class Storage:
         for col in ("value", "best_value", "wall_s", "cpu_s", "cum_wall_s", "cum_cpu_s"):
             df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
         return df
+
+
+def new_worker_id() -> str:
+    """``host:pid:random``: unique, and tells a claim of a dead local process from a live one."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
+def _claim_is_stale(row: Any, now: datetime, stale_after: float) -> bool:
+    beat = _aware(row.heartbeat)
+    if beat is None or (now - beat).total_seconds() > stale_after:
+        return True
+    host, _, rest = str(row.worker or "").partition(":")
+    pid = rest.partition(":")[0]
+    return host == socket.gethostname() and pid.isdigit() and not _pid_alive(int(pid))
+
+
+def _cell_values(rec: CellRecord) -> dict[str, Any]:
+    return {
+        "status": rec.status,
+        "error": rec.error,
+        "seed": int(rec.seed),
+        "best_params": None
+        if rec.best_params is None
+        else json.dumps(rec.best_params, sort_keys=True),
+        "objective_value": _float(rec.objective_value),
+        "test_error": _float(rec.test_error),
+        "wall_s": _float(rec.wall_s),
+        "cpu_s": _float(rec.cpu_s),
+        "kernel_evals": _int(rec.kernel_evals),
+        "iterations": _int(rec.iterations),
+        "n_evaluations": _int(rec.n_evaluations),
+        "stopped_by": rec.stopped_by,
+        "n_train": _int(rec.n_train),
+        "n_test": _int(rec.n_test),
+        "host": rec.host,
+        "started_at": rec.started_at,
+        "finished_at": rec.finished_at,
+    }
 
 
 def _new_id(result: sa.CursorResult[Any]) -> int:

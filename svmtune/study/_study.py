@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import os
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,8 +24,40 @@ from svmtune.study._data import (
     split_seed,
 )
 from svmtune.study._method import Method
-from svmtune.study._results import summary_table
-from svmtune.study._storage import Storage, default_storage_url
+from svmtune.study._results import SummaryTable, summary_table
+from svmtune.study._storage import Storage, default_storage_url, new_worker_id
+
+#: Seconds between two heartbeats of a running study's claims.
+HEARTBEAT_S = 30.0
+#: A claim whose heartbeat is older than this is taken over by another process.
+STALE_AFTER_S = 300.0
+
+
+class _Heartbeat:
+    """A daemon thread renewing the heartbeat of a worker's claims every HEARTBEAT_S seconds."""
+
+    def __init__(self, store: Storage, worker: str) -> None:
+        self.store = store
+        self.worker = worker
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="svmtune-heartbeat", daemon=True)
+
+    def _loop(self) -> None:
+        while not self.done.wait(HEARTBEAT_S):
+            try:
+                self.store.heartbeat(self.worker)
+            except Exception:  # a busy database: the next beat will do
+                pass
+
+    def start(self) -> None:
+        if not self.store.in_memory:  # no other process can see an in-memory database
+            self.thread.start()
+
+    def stop(self) -> None:
+        self.done.set()
+        if self.thread.is_alive():
+            self.thread.join()
+
 
 __all__ = ["Study"]
 
@@ -41,6 +75,23 @@ def _only(df: pd.DataFrame, keys: set[tuple[str, int, str]]) -> pd.DataFrame:
 
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
+
+
+def check_study_name(name: object) -> str:
+    """``name`` if it is a valid study name (it names files: ``results/<name>/``); else
+    ValueError. Names read back from a database are checked too, so a crafted name cannot
+    lead the report outside ``results/``.
+
+    Examples
+    --------
+    >>> check_study_name("fischetti2016")
+    'fischetti2016'
+    """
+    if not isinstance(name, str) or not _NAME.match(name) or ".." in name or len(name) > 200:
+        raise ValueError(
+            f"study name must be letters, digits and _ . + - (no spaces, no '..'); got {name!r}"
+        )
+    return name
 
 
 class Study:
@@ -156,10 +207,7 @@ class Study:
         Nothing runs: unknown data sets, an unknown split protocol, a bad number of splits, a
         method whose objective, tuner and kernel do not fit together are all caught here.
         """
-        if not isinstance(self.name, str) or not _NAME.match(self.name):
-            raise ValueError(
-                f"study name must be letters, digits and _ . + - (no spaces); got {self.name!r}"
-            )
+        check_study_name(self.name)
         if not (isinstance(self.seed, int) and not isinstance(self.seed, bool) and self.seed >= 0):
             raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
         if (
@@ -226,7 +274,7 @@ class Study:
             "test_size": float(self.test_size) if self.split == "holdout" else None,
             "max_seconds": self.max_seconds,
             "methods": {
-                k: (m.describe() if isinstance(m, Method) else repr(m)) for k, m in methods.items()
+                k: (m.describe() if hasattr(m, "describe") else repr(m)) for k, m in methods.items()
             },
         }
 
@@ -278,6 +326,7 @@ class Study:
         n_jobs: int | None = 1,
         storage: str | None = None,
         retry_failed: bool = False,
+        replace_changed: bool = False,
         progress: bool | Callable[[CellRecord, int, int], None] = False,
     ) -> Study:
         """Run every cell not stored yet; write each finished cell at once.
@@ -292,6 +341,10 @@ class Study:
             ``storage_`` for later reads (``results()``, ``traces()``, ``summary()``).
         retry_failed : bool, default False
             Run again the cells stored as failed or timed out (their rows are replaced).
+        replace_changed : bool, default False
+            A method whose definition differs from the one stored under its name is refused
+            (ValueError naming the method and what changed); with True its stored cells are
+            deleted and run again.
         progress : bool or callable, default False
             True shows a tqdm bar (cells done / total, ETA) on stderr; a callable is called
             ``progress(record, n_done, n_total)`` after each stored cell.
@@ -303,7 +356,14 @@ class Study:
         Raises
         ------
         ValueError
-            Before any cell runs, if the definition is bad or the storage cannot be opened.
+            Before any cell runs, if the definition is bad, the storage cannot be opened, or
+            the storage holds this study with a different seed, split or method definition.
+
+        Notes
+        -----
+        Several processes (or machines) may run the same study on one database at once: each
+        claims a cell before it runs it, so every cell is computed once, and the cells of a
+        process that died are taken over by the others (see :class:`Storage`).
         """
         tasks = self._tasks()  # validates everything first
         payloads = {}
@@ -318,21 +378,45 @@ class Study:
         url = self.storage_url(storage)
         store = Storage(url)
         self.storage_ = url
+        worker = new_worker_id()
+        beat = _Heartbeat(store, worker)
         try:
-            study_id = store.register_study(self.name, self.seed, self.definition())
-            done = store.finished(self.name)
-            redo = {"failed", "timeout"} if retry_failed else set()
-            todo = [t for t in tasks if t.key not in done or done[t.key] in redo]
+            study_id = store.register_study(
+                self.name, self.seed, self.definition(), replace_changed=replace_changed
+            )
             n_total = len(tasks)
-            n_done = n_total - len(todo)
+            n_done = len(store.finished(self.name))
+            redo = ("failed", "timeout") if retry_failed else ()
+            done = store.finished(self.name)
+            candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]
+
+            def claimed() -> Iterator[CellTask]:
+                """The cells this process claims, claimed just before they are dispatched; a
+                second pass takes over the cells of workers that died meanwhile."""
+                skipped = []
+                for t in candidates:
+                    if store.claim(study_id, t.key, worker, redo=redo, stale_after=STALE_AFTER_S):
+                        yield t
+                    else:
+                        skipped.append(t)
+                if skipped:
+                    stored = store.finished(self.name)
+                    for t in skipped:
+                        if t.key not in stored and store.claim(
+                            study_id, t.key, worker, stale_after=STALE_AFTER_S
+                        ):
+                            yield t
+
             bar = None
             if progress is True:
                 from tqdm.auto import tqdm
 
                 bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=self.name)
+            beat.start()
             try:
-                for rec in self._execute(todo, payloads, n_jobs):
-                    store.write_cell(study_id, rec, replace=retry_failed)
+                for rec in self._execute(claimed(), payloads, n_jobs):
+                    if not store.write_cell(study_id, rec, worker=worker):
+                        continue  # taken over meanwhile (we were presumed dead): theirs counts
                     n_done += 1
                     if bar is not None:
                         bar.update(1)
@@ -347,16 +431,21 @@ class Study:
                 if bar is not None:
                     bar.close()
         finally:
-            store.close()
+            beat.stop()
+            try:
+                store.release(worker)  # an interrupted run gives its cells back at once
+            except Exception:  # a broken database: its claims go stale (this pid ends)
+                pass
+            finally:
+                store.close()
         return self
 
     @staticmethod
     def _execute(
-        tasks: list[CellTask], payloads: Mapping[CellKey, bytes], n_jobs: int | None
+        tasks: Iterable[CellTask], payloads: Mapping[CellKey, bytes], n_jobs: int | None
     ) -> Iterator[CellRecord]:
-        if not tasks:
-            return
-        calls = (delayed(run_payload)(t.key, t.seed, payloads[t.key]) for t in tasks)
+        pid = os.getpid()
+        calls = (delayed(run_payload)(t.key, t.seed, payloads[t.key], pid) for t in tasks)
         if n_jobs == 1:
             for call in calls:
                 fn, args, kwargs = call
@@ -386,6 +475,12 @@ class Study:
         keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
         return _only(df, keys)
 
-    def summary(self, *, storage: str | None = None) -> pd.DataFrame:
-        """The papers' table: mean and sd per data set x method, averages, estimate error."""
-        return summary_table(self.results(storage=storage), methods=list(self.methods))
+    def summary(self, *, storage: str | None = None) -> SummaryTable:
+        """The papers' table: mean and sd per data set x method, averages, estimate error.
+
+        A DataFrame (:func:`~svmtune.study.summary_table`) that prints one readable block per
+        method and the averages (:func:`~svmtune.study.format_summary`); for a tidy table use
+        :func:`~svmtune.study.summary_long` on :meth:`results`.
+        """
+        table = summary_table(self.results(storage=storage), methods=list(self.methods))
+        return SummaryTable(table)

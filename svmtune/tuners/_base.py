@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from svmtune._params import ParamsMixin
 from svmtune._validation import as_rng
 from svmtune.classifier import KernelExpansion
 from svmtune.kernels._base import KernelModel
@@ -171,7 +172,7 @@ class Evaluator:
         return out
 
 
-class Tuner(ABC):
+class Tuner(ParamsMixin, ABC):
     """Base class of tuners (keyword-only options, stored as given).
 
     Parameters
@@ -272,6 +273,3 @@ class Tuner(ABC):
         start: dict[str, float] | None,
     ) -> None:
         """Search ``space`` by calling ``evaluate(candidates) -> list[Evaluation]``."""
-
-    def __repr__(self) -> str:
-        return f"{self.name}()"

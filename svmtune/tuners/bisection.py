@@ -152,6 +152,3 @@ class Bisection(Tuner):
                 R = M
             else:
                 L = M
-
-    def __repr__(self) -> str:
-        return f"Bisection(param={self.param!r}, low={self.low}, high={self.high}, tol={self.tol})"

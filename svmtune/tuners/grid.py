@@ -162,6 +162,3 @@ class Grid(Tuner):
     ) -> None:
         for point in self.candidates(space):
             evaluate([point])
-
-    def __repr__(self) -> str:
-        return f"Grid(n_points={self.n_points})"

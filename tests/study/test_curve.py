@@ -21,7 +21,7 @@ def test_curve_is_the_objective_and_its_classifier_along_gamma():
     for g, est, err in zip(gammas, c["estimate"], c["test_error"], strict=True):
         assert est == bound.evaluate({"gamma": g}).value
         assert err == bound.classifier({"gamma": g}).error(Xte, yte)
-    assert (c["status"] == "ok").all() and (c["objective"] == "LOOEstimate(model='loo2')").all()
+    assert (c["status"] == "ok").all() and (c["objective"] == "LOOEstimate()").all()
 
 
 def test_curve_checks_its_parameter():

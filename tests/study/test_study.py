@@ -248,3 +248,52 @@ def test_an_unseeded_objective_gets_the_cell_seed(tmp_path):
     pd.testing.assert_frame_equal(stable(a.results()), stable(b.results()))
     keep = ["split", "eval", "param_C", "param_gamma", "value"]
     pd.testing.assert_frame_equal(a.traces()[keep], b.traces()[keep])
+
+
+def test_a_cell_cut_before_its_first_evaluation_is_a_timeout_not_a_failure(url):
+    study = Study(
+        "cut",
+        datasets=[blobs],
+        split=halves,
+        n_splits=1,
+        max_seconds=1e-9,  # spent before the tuner reaches its first candidate
+        methods={"g": LOO2_GRID},
+        storage=url,
+    ).run()
+    res = study.results().iloc[0]
+    assert res["status"] == "timeout"
+    assert res["n_evaluations"] == 0 and res["stopped_by"] == "max_seconds"
+    assert "before the first evaluation finished" in res["error"]
+
+
+def test_summary_prints_readably(url):
+    study = heart_study(url).run()
+    text = repr(study.summary())
+    assert text.startswith("LOO2+bisection\n") and "Averages over the data sets" in text
+    assert "Estim. err. [%] = 100 * (estimate - test error)" in text
+    assert str(study.summary()) == text
+    assert "..." not in text  # nothing elided, unlike a wide DataFrame's repr
+
+
+def test_a_finished_run_leaves_every_cell_in_the_db_file_alone(tmp_path):
+    """WAL mode: the run checkpoints at its end, so the .db file copied alone holds it all,
+    even while another connection keeps the log alive."""
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "wal.db"
+    Storage(f"sqlite:///{db}").close()
+    # another process's connection (a second worker, a report) keeps SQLite from folding the
+    # log into the file when the run closes its own connections
+    other = sqlite3.connect(db)
+    other.execute("SELECT COUNT(*) FROM cells").fetchone()
+    try:
+        heart_study(f"sqlite:///{db}").run()
+        alone = tmp_path / "copy" / "alone.db"
+        alone.parent.mkdir()
+        shutil.copy(db, alone)  # without its -wal/-shm files
+    finally:
+        other.close()
+    with sqlite3.connect(alone) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0] == 4
+        assert conn.execute("SELECT COUNT(*) FROM traces").fetchone()[0] > 0
