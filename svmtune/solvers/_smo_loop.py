@@ -17,10 +17,16 @@ with gradient ``G = Qa - e``. With ``v_t = -y_t G_t``,
 and ``a`` is optimal iff ``max_{I_up} v <= min_{I_low} v`` (the KKT conditions, eq. (4) of the
 slides). The loop stops when the gap ``max_{I_up} v - min_{I_low} v`` falls below ``tol``.
 
-Kernel rows come from a row store: ``rows[slot[t]]`` is row ``t`` of ``K`` when ``slot[t] >= 0``.
+Kernel rows come from a row store: ``rows[slot[t]]`` is row ``t`` of ``K`` when ``slot[t] >= 0``
+and the row is complete (``row_epoch[slot[t]] == -1``) or was computed on the active prefix in
+the current epoch (``row_epoch[slot[t]] == epoch[0]``; the prefix only shrinks within an epoch).
 With the full Gram matrix ``rows`` is ``K`` itself and ``slot`` is the identity. Otherwise the
 loop returns :data:`NEED_ROW` with the missing row's index; the driver computes the row, stores
 it, and calls the loop again, which redoes the (unchanged) selection and goes on.
+
+Only the active prefix ``order[:size]`` of the gradient is kept up to date; the driver recomputes
+the rest from ``alpha`` (:func:`gradient_from_rows`) when the loop asks (:data:`RECONSTRUCT`) and
+when a caller reads the gradient.
 """
 
 from __future__ import annotations
@@ -28,7 +34,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-__all__ = ["CONVERGED", "MAX_STEPS", "NEED_ROW", "TAU", "check_gram", "smo_loop", "violation_gap"]
+__all__ = [
+    "CONVERGED",
+    "MAX_STEPS",
+    "NEED_ROW",
+    "RECONSTRUCT",
+    "TAU",
+    "check_gram",
+    "gradient_from_rows",
+    "new_state",
+    "smo_loop",
+]
 
 CONVERGED = 0
 """Status: the KKT gap is below ``tol``."""
@@ -49,25 +65,60 @@ _loop_sig = types.Tuple((types.int64, types.int64, types.int64, types.float64))(
     _i8_1d,  # slot
     _i8_1d,  # stamp (last use of each row-store slot, for the driver's LRU)
     _i8_1d,  # clock (one entry: the use counter)
+    _i8_1d,  # row_epoch (per slot: -1 a complete row, else the epoch of a partial row)
+    _i8_1d,  # epoch (one entry: partial rows of this epoch are valid on the active prefix)
     _f8_1d,  # y
     _f8_1d,  # C (per-variable upper bound)
     _f8_1d,  # alpha (updated in place)
-    _f8_1d,  # G (updated in place, all n entries)
-    _i8_1d,  # active (the variables being optimised; the others stay at 0)
+    _f8_1d,  # G (updated in place on the active prefix order[:size])
+    _i8_1d,  # order (the variables being optimised, the active ones first)
+    _i8_1d,  # state (size, counter, unshrunk, phase, recheck)
     _f8_1d,  # diag (K_tt)
     types.float64,  # tol
     types.boolean,  # second_order
+    types.boolean,  # shrinking
     types.int64,  # max_steps
 )
 
+# state entries
+SIZE = 0
+"""``state[SIZE]``: the active prefix ``order[:size]``; ``order[size:]`` is shrunk."""
+COUNTER = 1
+"""``state[COUNTER]``: iterations left until the next shrinking pass."""
+UNSHRUNK = 2
+"""``state[UNSHRUNK]``: 1 once the gap came within ``10 tol`` and everything was reactivated."""
+PHASE = 3
+"""``state[PHASE]``: 0 a new iteration starts, 1 a shrinking pass is due, 2 selecting a pair."""
+RECHECK = 4
+"""``state[RECHECK]``: 1 right after the final unshrunk check (shrink again next iteration)."""
+N_STATE = 5
 
-@njit(types.float64(_f8_1d, _f8_1d, _f8_1d, _f8_1d, _i8_1d), cache=True, nogil=True)
-def violation_gap(y, C, alpha, G, active):  # pragma: no cover - compiled
-    """``max_{I_up} -y G - min_{I_low} -y G`` over ``active`` (``-inf`` if a side is empty)."""
+RECONSTRUCT = 3
+"""Status: the gradient of the shrunk variables ``order[size:]`` must be recomputed from
+``alpha``, then ``state[SIZE] = len(order)`` and ``epoch[0] += 1`` (the driver does both)."""
+
+
+def new_state(m: int) -> np.ndarray:
+    """A fresh loop state for ``m`` variables (nothing shrunk yet)."""
+    state = np.zeros(N_STATE, dtype=np.int64)
+    state[SIZE] = m
+    state[COUNTER] = min(m, 1000)
+    return state
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _has_row(slot, row_epoch, epoch, r):  # pragma: no cover - compiled
+    s = slot[r]
+    return s >= 0 and (row_epoch[s] < 0 or row_epoch[s] == epoch[0])
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _extremes(y, C, alpha, G, order, size):  # pragma: no cover - compiled
+    """``(max_{I_up} v, min_{I_low} v)`` over ``order[:size]``, ``v = -y G``."""
     gmax = -np.inf
     gmin = np.inf
-    for idx in range(active.shape[0]):
-        t = active[idx]
+    for idx in range(size):
+        t = order[idx]
         v = -y[t] * G[t]
         if y[t] > 0.0:
             if alpha[t] < C[t]:
@@ -79,31 +130,110 @@ def violation_gap(y, C, alpha, G, active):  # pragma: no cover - compiled
                 gmax = max(gmax, v)
             if alpha[t] < C[t]:
                 gmin = min(gmin, v)
-    if gmax == -np.inf or gmin == np.inf:
-        return -np.inf
-    return gmax - gmin
+    return gmax, gmin
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _be_shrunk(t, y, C, alpha, G, gmax, gmin):  # pragma: no cover - compiled
+    """LIBSVM's test: a variable at a bound whose ``v`` lies beyond every violating partner.
+
+    At ``alpha_t = C_t`` with ``y_t = +1`` or ``alpha_t = 0`` with ``y_t = -1`` the variable is
+    only in ``I_low``, and once ``v_t > max_{I_up} v`` it cannot be the second index of a
+    violating pair; symmetrically for the variables only in ``I_up`` with ``v_t < min_{I_low}``.
+    Free variables are never shrunk."""
+    v = -y[t] * G[t]
+    if alpha[t] >= C[t]:
+        if y[t] > 0.0:
+            return v > gmax
+        return v < gmin
+    if alpha[t] <= 0.0:
+        if y[t] > 0.0:
+            return v < gmin
+        return v > gmax
+    return False
 
 
 @njit(_loop_sig, cache=True, nogil=True)
 def smo_loop(
-    rows, slot, stamp, clock, y, C, alpha, G, active, diag, tol, second_order, max_steps
+    rows,
+    slot,
+    stamp,
+    clock,
+    row_epoch,
+    epoch,
+    y,
+    C,
+    alpha,
+    G,
+    order,
+    state,
+    diag,
+    tol,
+    second_order,
+    shrinking,
+    max_steps,
 ):  # pragma: no cover - compiled
     """Run at most ``max_steps`` SMO iterations in place.
 
     Returns ``(status, steps, need, gap)``: the status (:data:`CONVERGED`, :data:`MAX_STEPS`,
-    :data:`NEED_ROW`), the number of completed iterations, the index of the missing kernel row
-    (``-1`` unless ``status == NEED_ROW``) and the last KKT gap computed.
+    :data:`NEED_ROW`, :data:`RECONSTRUCT`), the number of completed iterations, the index of the
+    missing kernel row (``-1`` unless ``status == NEED_ROW``) and the last KKT gap computed (over
+    the active prefix). Every return leaves ``state`` such that calling again resumes the same
+    iteration: the selection is redone on unchanged data, so the path does not depend on where
+    the loop was interrupted.
+
+    Shrinking (LIBSVM, Fan, Chen, Lin 2005; Chang and Lin's LIBSVM paper, Section 5.1): every
+    ``min(m, 1000)`` iterations, variables at a bound that cannot join a violating pair
+    (:func:`_be_shrunk`) are swapped behind the active prefix and neither selected nor updated.
+    The first time the gap falls within ``10 tol`` everything is reactivated once (the driver
+    recomputes the stale gradient); when the gap on the prefix falls below ``tol`` the driver
+    does the same and the loop checks the gap on all variables before it reports convergence.
     """
     n = G.shape[0]
-    m = active.shape[0]
+    m = order.shape[0]
+    size = state[SIZE]
     steps = 0
     gap = np.inf
     while True:
+        phase = state[PHASE]
+        if phase == 0:
+            state[COUNTER] -= 1
+            phase = 2
+            if state[COUNTER] <= 0:
+                state[COUNTER] = min(m, 1000)
+                if shrinking:
+                    phase = 1
+                    if state[UNSHRUNK] == 0:
+                        gmax, gmin = _extremes(y, C, alpha, G, order, size)
+                        if gmax - gmin <= 10.0 * tol:
+                            state[UNSHRUNK] = 1
+                            state[PHASE] = 1
+                            if size < m:
+                                return RECONSTRUCT, steps, -1, gap
+            state[PHASE] = phase
+        if phase == 1:
+            size = state[SIZE]
+            gmax, gmin = _extremes(y, C, alpha, G, order, size)
+            idx = 0
+            while idx < size:
+                if _be_shrunk(order[idx], y, C, alpha, G, gmax, gmin):
+                    size -= 1
+                    while size > idx:
+                        if not _be_shrunk(order[size], y, C, alpha, G, gmax, gmin):
+                            tmp = order[idx]
+                            order[idx] = order[size]
+                            order[size] = tmp
+                            break
+                        size -= 1
+                idx += 1
+            state[SIZE] = size
+            state[PHASE] = 2
+        size = state[SIZE]
         # ---- working-set selection: i maximises v = -y G over I_up --------------------------
         gmax = -np.inf
         i = -1
-        for idx in range(m):
-            t = active[idx]
+        for idx in range(size):
+            t = order[idx]
             if y[t] > 0.0:
                 if alpha[t] < C[t] and -G[t] > gmax:
                     gmax = -G[t]
@@ -117,16 +247,16 @@ def smo_loop(
         gmin = np.inf
         j = -1
         if second_order and i >= 0:
-            si = slot[i]
-            if si < 0:
+            if not _has_row(slot, row_epoch, epoch, i):
                 return NEED_ROW, steps, i, gap
+            si = slot[i]
             stamp[si] = clock[0]  # keep row i recent while row j may be fetched
             clock[0] += 1
             Ki = rows[si]
             kii = diag[i]
             best = np.inf
-            for idx in range(m):
-                t = active[idx]
+            for idx in range(size):
+                t = order[idx]
                 if y[t] > 0.0:
                     if not alpha[t] > 0.0:
                         continue
@@ -146,8 +276,8 @@ def smo_loop(
                         best = obj
                         j = t
         else:
-            for idx in range(m):
-                t = active[idx]
+            for idx in range(size):
+                t = order[idx]
                 if y[t] > 0.0:
                     if not alpha[t] > 0.0:
                         continue
@@ -160,18 +290,24 @@ def smo_loop(
                     j = t
         if i < 0 or j < 0:
             gap = -np.inf
-            return CONVERGED, steps, -1, gap
-        gap = gmax - gmin
+        else:
+            gap = gmax - gmin
         if gap < tol:
+            if size < m:  # the final check: on every variable, with the gradient recomputed
+                state[RECHECK] = 1
+                return RECONSTRUCT, steps, -1, gap
             return CONVERGED, steps, -1, gap
+        if state[RECHECK] == 1:  # the unshrunk check failed: shrink again next iteration
+            state[RECHECK] = 0
+            state[COUNTER] = 1
         if steps >= max_steps:
             return MAX_STEPS, steps, -1, gap
-        si = slot[i]
-        if si < 0:
+        if not _has_row(slot, row_epoch, epoch, i):
             return NEED_ROW, steps, i, gap
-        sj = slot[j]
-        if sj < 0:
+        if not _has_row(slot, row_epoch, epoch, j):
             return NEED_ROW, steps, j, gap
+        si = slot[i]
+        sj = slot[j]
         c = clock[0]
         stamp[si] = c
         stamp[sj] = c + 1
@@ -206,12 +342,38 @@ def smo_loop(
             alpha[j] = 0.0 if y[j] > 0.0 else C[j]
         else:
             alpha[j] = old_j - y[j] * s
-        # ---- gradient update: G += Q[:, i] d_i + Q[:, j] d_j, over all n variables ----------
+        # ---- gradient update: G += Q[:, i] d_i + Q[:, j] d_j, over the active prefix --------
         ci = y[i] * (alpha[i] - old_i)
         cj = y[j] * (alpha[j] - old_j)
-        for t in range(n):
-            G[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
+        if size == n:
+            for t in range(n):
+                G[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
+        else:
+            for idx in range(size):
+                t = order[idx]
+                G[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
         steps += 1
+        state[PHASE] = 0
+
+
+@njit(
+    types.void(_f8_2d, _i8_1d, _f8_1d, _f8_1d, _i8_1d, _i8_1d, _f8_1d),
+    cache=True,
+    nogil=True,
+)
+def gradient_from_rows(rows, slot, ay, y, sv, targets, G):  # pragma: no cover - compiled
+    """``G_t = -1 + y_t sum_s ay_s K_st`` for ``t`` in ``targets``, from the complete rows
+    ``rows[slot[s]]`` of the support vectors ``sv`` (``ay = alpha * y``)."""
+    nt = targets.shape[0]
+    acc = np.zeros(nt)
+    for s in sv:
+        row = rows[slot[s]]
+        w = ay[s]
+        for k in range(nt):
+            acc[k] += w * row[targets[k]]
+    for k in range(nt):
+        t = targets[k]
+        G[t] = -1.0 + y[t] * acc[k]
 
 
 @njit(

@@ -200,19 +200,25 @@ class SMORun:
         second_order: bool,
         max_iter: int,
         kernel_evals: int,
+        shrinking: bool = False,
     ) -> None:
         self._store = store
         self.y = y
         self.C = C
         self.alpha = alpha
-        self.gradient = gradient
+        self._G = gradient
         self.active = active
         self.tol = tol
         self.second_order = second_order
+        self.shrinking = shrinking
         self.max_iter = max_iter
         self.iterations = 0
         self.converged = False
         self.gap = math.inf
+        self._order = active.copy()
+        self._state = _smo_loop.new_state(int(active.shape[0]))
+        self._stale = False
+        store.epoch[0] += 1  # partial rows of an earlier solve are not rows of this one
         self._evals0 = store.kernel_evals
         self._extra_evals = kernel_evals
         self._warned = False
@@ -222,6 +228,30 @@ class SMORun:
         return int(self.y.shape[0])
 
     @property
+    def gradient(self) -> NDArray[np.float64]:
+        """``G = Q alpha - e`` at the current ``alpha``, for every point.
+
+        The loop updates only the variables it is optimising (without the left-out points and,
+        with shrinking, without the shrunk ones); the rest is recomputed from ``alpha`` when read
+        (its kernel entries are counted in :attr:`kernel_evals`), so reading it after every step
+        of a shrinking solve costs a pass over the support vectors each time.
+        """
+        if self._stale:
+            self._stale = False
+            size = int(self._state[_smo_loop.SIZE])
+            if size < self.n:
+                inside = np.zeros(self.n, dtype=bool)
+                inside[self._order[:size]] = True
+                targets = np.flatnonzero(~inside).astype(np.int64)
+                self._store.refresh_gradient(self._G, self.alpha, self.y, targets)
+        return self._G
+
+    @property
+    def n_active(self) -> int:
+        """Variables the loop currently optimises (fewer than ``active`` once some are shrunk)."""
+        return int(self._state[_smo_loop.SIZE])
+
+    @property
     def kernel_evals(self) -> int:
         """Kernel entries computed by this solve so far."""
         return self._extra_evals + self._store.kernel_evals - self._evals0
@@ -229,8 +259,10 @@ class SMORun:
     def run(self, max_steps: int | None = None) -> bool:
         """Make up to ``max_steps`` more iterations (default: until converged or ``max_iter``).
 
-        Returns whether the KKT gap is below ``tol``. Warns (ConvergenceWarning) when the total
-        reaches ``max_iter`` first.
+        Returns whether the KKT gap is below ``tol`` (on every active variable: with shrinking,
+        the gap is checked again on all of them, with the gradient recomputed, before a solve
+        counts as converged). Warns (ConvergenceWarning) when the total reaches ``max_iter``
+        first.
         """
         budget = self.max_iter - self.iterations
         if max_steps is not None:
@@ -238,30 +270,47 @@ class SMORun:
                 raise ValueError(f"max_steps must be >= 0; got {max_steps!r}")
             budget = min(budget, int(max_steps))
         store = self._store
+        state = self._state
+        order = self._order
+        m = order.shape[0]
+        moved = False
         while True:
             status, steps, need, gap = _smo_loop.smo_loop(
                 store.rows,
                 store.slot,
                 store.stamp,
                 store.clock,
+                store.row_epoch,
+                store.epoch,
                 self.y,
                 self.C,
                 self.alpha,
-                self.gradient,
-                self.active,
+                self._G,
+                order,
+                state,
                 store.diag,
                 self.tol,
                 self.second_order,
+                self.shrinking,
                 budget,
             )
             self.iterations += steps
             budget -= steps
             self.gap = float(gap)
+            moved = moved or steps > 0
+            size = int(state[_smo_loop.SIZE])
             if status == _smo_loop.NEED_ROW:
-                store.fetch(int(need))
+                store.fetch(int(need), order[:size] if size < m else None)
+                continue
+            if status == _smo_loop.RECONSTRUCT:
+                store.refresh_gradient(self._G, self.alpha, self.y, np.sort(order[size:]))
+                state[_smo_loop.SIZE] = m
+                store.epoch[0] += 1
                 continue
             self.converged = status == _smo_loop.CONVERGED
             break
+        if moved and int(state[_smo_loop.SIZE]) < self.n:
+            self._stale = True
         if not self.converged and self.iterations >= self.max_iter and not self._warned:
             self._warned = True
             warnings.warn(
@@ -275,10 +324,11 @@ class SMORun:
 
     def bias(self) -> float:
         """The bias ``b`` at the current ``alpha`` (see :class:`SMOResult`)."""
+        G = self.gradient
         a = self.alpha[self.active]
         yy = self.y[self.active]
         Cv = self.C[self.active]
-        v = -yy * self.gradient[self.active]
+        v = -yy * G[self.active]
         free = (a > 0.0) & (a < Cv)
         if free.any():
             return float(np.mean(v[free]))
@@ -330,6 +380,13 @@ class SMO:
     check_kernel : bool, default True
         Check the Gram matrix (or each kernel row) for NaN/inf, asymmetry and 2x2 principal minors
         that rule out positive semidefiniteness (see :func:`check_gram`), and raise ValueError.
+    shrinking : bool, default True
+        LIBSVM's shrinking heuristic: every ``min(n, 1000)`` iterations, variables at a bound
+        that cannot join a violating pair are set aside (neither selected nor updated; with
+        cached kernel rows, rows are then computed on the remaining variables only). Everything
+        is reactivated once the gap comes within ``10 tol``, and convergence is always checked
+        on all variables with the gradient recomputed, so the result meets the same eps-KKT
+        stop as without shrinking.
 
     Examples
     --------
@@ -352,12 +409,14 @@ class SMO:
         max_iter: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         check_kernel: bool = True,
+        shrinking: bool = True,
     ) -> None:
         self.tol = tol
         self.selection = selection
         self.max_iter = max_iter
         self.memory_budget = memory_budget
         self.check_kernel = check_kernel
+        self.shrinking = shrinking
 
     def _check_options(self) -> None:
         check_positive(self.tol, name="tol")
@@ -371,6 +430,8 @@ class SMO:
             raise ValueError(
                 f"memory_budget must be a positive number of bytes; got {self.memory_budget!r}"
             )
+        if not isinstance(self.shrinking, bool | np.bool_):
+            raise ValueError(f"shrinking must be True or False; got {self.shrinking!r}")
 
     def _store(
         self,
@@ -460,6 +521,7 @@ class SMO:
             second_order=self.selection == "second_order",
             max_iter=int(max_iter),
             kernel_evals=evals,
+            shrinking=bool(self.shrinking),
         )
 
     def solve(
