@@ -157,11 +157,12 @@ class SVC(ClassifierMixin, BaseEstimator):
         C = check_positive(self.C, name="C")
         kernel, params = self._resolve_kernel()
         Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(yv)
+        y_type = type_of_target(yv, input_name="y", raise_unknown=True)
+        if y_type != "binary":  # its errors and warnings; for binary y it would only repeat this
+            check_classification_targets(yv)
         classes, yi = np.unique(yv, return_inverse=True)
         if classes.size < 2:
             raise ValueError(f"SVC needs two classes; y has only one class: {classes.tolist()!r}")
-        y_type = type_of_target(yv, input_name="y", raise_unknown=True)
         if y_type != "binary":
             raise ValueError(
                 "Only binary classification is supported. The type of the target is "

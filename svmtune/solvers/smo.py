@@ -36,7 +36,9 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmtune._validation import check_labels, check_positive, check_X
 from svmtune.kernels._base import KernelModel
+from svmtune.kernels.rbf import RBF
 from svmtune.solvers import _smo_loop
+from svmtune.solvers._rbf_gram import rbf_gram
 from svmtune.solvers.kernel_rows import (
     DEFAULT_MEMORY_BUDGET,
     FullGram,
@@ -462,6 +464,9 @@ class SMO:
         if 8 * n * n <= self.memory_budget:
             if not isinstance(kernel, KernelModel):
                 raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
+            if type(kernel) is RBF:  # exactly symmetric, unit diagonal, PSD: nothing to check
+                gamma = kernel.check_params(params)["gamma"]
+                return FullGram(rbf_gram(Xc, gamma), check=False), n * n
             K = as_f8_2d(kernel.prepare(Xc).gram(params))
             if self.check_kernel:
                 check_gram(K, name=f"Gram matrix of {kernel!r}")
