@@ -53,6 +53,21 @@ def expansion_from_solution(
     )
 
 
+def _plainly_binary(y: NDArray[Any], classes: NDArray[Any]) -> bool:
+    """A 1-d label vector of two integer, boolean, string or integral float values.
+
+    For these scikit-learn's ``type_of_target`` answers "binary" after several more passes over
+    ``y``; anything else (floats with a fraction: "continuous", objects, 2-d) goes through it.
+    """
+    if y.ndim != 1 or classes.shape[0] != 2:
+        return False
+    kind = classes.dtype.kind
+    if kind in "iubUS":
+        return True
+    integral = np.all(np.isfinite(classes)) and np.all(classes == np.round(classes))
+    return kind == "f" and bool(integral)
+
+
 class SVC(ClassifierMixin, BaseEstimator):
     """Binary soft-margin SVM on a svmtune kernel model, trained by svmtune's SMO.
 
@@ -157,10 +172,13 @@ class SVC(ClassifierMixin, BaseEstimator):
         C = check_positive(self.C, name="C")
         kernel, params = self._resolve_kernel()
         Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C")
-        y_type = type_of_target(yv, input_name="y", raise_unknown=True)
-        if y_type != "binary":  # its errors and warnings; for binary y it would only repeat this
-            check_classification_targets(yv)
         classes, yi = np.unique(yv, return_inverse=True)
+        if _plainly_binary(yv, classes):  # what type_of_target would find, in O(1) more work
+            y_type = "binary"
+        else:
+            y_type = type_of_target(yv, input_name="y", raise_unknown=True)
+            if y_type != "binary":  # its errors and warnings; for binary y it only repeats this
+                check_classification_targets(yv)
         if classes.size < 2:
             raise ValueError(f"SVC needs two classes; y has only one class: {classes.tolist()!r}")
         if y_type != "binary":
