@@ -53,19 +53,22 @@ def expansion_from_solution(
     )
 
 
-def _plainly_binary(y: NDArray[Any], classes: NDArray[Any]) -> bool:
+def _plainly_binary(y: NDArray[Any]) -> bool:
     """A 1-d label vector of two integer, boolean, string or integral float values.
 
     For these scikit-learn's ``type_of_target`` answers "binary" after several more passes over
     ``y``; anything else (floats with a fraction: "continuous", objects, 2-d) goes through it.
     """
-    if y.ndim != 1 or classes.shape[0] != 2:
+    if y.ndim != 1 or y.dtype.kind not in "iubfUS" or y.size == 0:
         return False
-    kind = classes.dtype.kind
-    if kind in "iubUS":
+    first = y[0]
+    other = y[y != first]
+    if other.size == 0 or np.any(other != other[0]):
+        return False
+    if y.dtype.kind != "f":
         return True
-    integral = np.all(np.isfinite(classes)) and np.all(classes == np.round(classes))
-    return kind == "f" and bool(integral)
+    two = np.array([first, other[0]], dtype=np.float64)
+    return bool(np.all(np.isfinite(two)) and np.all(two == np.round(two)))
 
 
 class SVC(ClassifierMixin, BaseEstimator):
@@ -172,13 +175,13 @@ class SVC(ClassifierMixin, BaseEstimator):
         C = check_positive(self.C, name="C")
         kernel, params = self._resolve_kernel()
         Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C")
-        classes, yi = np.unique(yv, return_inverse=True)
-        if _plainly_binary(yv, classes):  # what type_of_target would find, in O(1) more work
+        if _plainly_binary(yv):  # what type_of_target would find, cheaper
             y_type = "binary"
         else:
             y_type = type_of_target(yv, input_name="y", raise_unknown=True)
             if y_type != "binary":  # its errors and warnings; for binary y it only repeats this
                 check_classification_targets(yv)
+        classes, yi = np.unique(yv, return_inverse=True)
         if classes.size < 2:
             raise ValueError(f"SVC needs two classes; y has only one class: {classes.tolist()!r}")
         if y_type != "binary":

@@ -10,6 +10,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from svmtune._validation import check_X
 from svmtune.kernels._base import KernelModel
+from svmtune.kernels.linear import Linear
+from svmtune.kernels.rbf import RBF
 from svmtune.solvers import _smo_loop
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
@@ -109,6 +111,12 @@ class FullGram:
         self.epoch = np.zeros(1, dtype=np.int64)
         self.diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
         self.kernel_evals = 0
+        self.kind = 0  # every row is present: the loop computes none
+        self.points = np.empty((0, 0))
+        self.sq = np.empty(0)
+        self.gamma = 0.0
+        self.owner = np.empty(0, dtype=np.int64)
+        self.loop_evals = np.zeros(1, dtype=np.int64)
 
     def fetch(
         self, r: int, cols: NDArray[np.int64] | None = None
@@ -197,8 +205,23 @@ class KernelRows:
         self.clock = np.ones(1, dtype=np.int64)
         self.row_epoch = np.full(capacity, -1, dtype=np.int64)
         self.epoch = np.zeros(1, dtype=np.int64)
+        self.loop_evals = np.zeros(1, dtype=np.int64)
+        # RBF and linear rows are computed inside the compiled loop (no Python call per row);
+        # they are positive semidefinite and finite by construction (finite points, diagonal).
+        self.kind = 0
+        self.points = np.empty((0, 0))
+        self.sq = np.empty(0)
+        self.gamma = 0.0
+        if type(kernel) is RBF:
+            self.kind = _smo_loop.ROWS_RBF
+            self.gamma = float(self.params["gamma"])
+        elif type(kernel) is Linear:
+            self.kind = _smo_loop.ROWS_LINEAR
+        if self.kind:
+            self.points = np.ascontiguousarray(self.X, dtype=np.float64)
+            self.sq = np.ascontiguousarray(np.einsum("ij,ij->i", self.points, self.points))
         diag = np.asarray(kernel.diag(self.params, self.X), dtype=np.float64)
-        self.kernel_evals = n
+        self._evals = n
         if diag.shape != (n,) or not np.all(np.isfinite(diag)):
             raise ValueError(f"kernel diagonal contains a non-finite value (NaN or inf): {diag!r}")
         if self.check and np.any(diag < 0):
@@ -216,7 +239,7 @@ class KernelRows:
         and checked."""
         Z = self.X if cols is None else self.X[cols]
         R = np.asarray(self.kernel.gram(self.params, self.X[idx], Z), dtype=np.float64)
-        self.kernel_evals += R.size
+        self._evals += R.size
         if not np.all(np.isfinite(R)):
             k, j = np.argwhere(~np.isfinite(R))[0]
             col = int(j) if cols is None else int(cols[j])
@@ -237,6 +260,11 @@ class KernelRows:
                     f"{bound[k, j]:g}"
                 )
         return R
+
+    @property
+    def kernel_evals(self) -> int:
+        """Kernel entries computed so far (here and by the compiled loop)."""
+        return int(self._evals + self.loop_evals[0])
 
     def _slot_for(self, r: int) -> int:
         s = int(self.slot[r])
