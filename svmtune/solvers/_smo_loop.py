@@ -39,6 +39,7 @@ from svmtune.kernels._rbf_sums import _exp_nonpositive
 __all__ = [
     "CONVERGED",
     "MAX_STEPS",
+    "NEED_COMPLETE_ROW",
     "NEED_ROW",
     "RECONSTRUCT",
     "TAU",
@@ -73,6 +74,7 @@ _loop_sig = types.Tuple((types.int64, types.int64, types.int64, types.float64))(
     _f8_1d,  # C (per-variable upper bound)
     _f8_1d,  # alpha (updated in place)
     _f8_1d,  # G (updated in place on the active prefix order[:size])
+    _f8_1d,  # Gbar (sum over alpha_s = C_s of C_s Q_ts, all n entries; LIBSVM's G_bar)
     _i8_1d,  # order (the variables being optimised, the active ones first)
     _i8_1d,  # state (size, counter, unshrunk, phase, recheck)
     _f8_1d,  # diag (K_tt)
@@ -105,6 +107,10 @@ PHASE = 3
 RECHECK = 4
 """``state[RECHECK]``: 1 right after the final unshrunk check (shrink again next iteration)."""
 N_STATE = 5
+
+NEED_COMPLETE_ROW = 4
+"""Status: like :data:`NEED_ROW`, but the row must be complete (all ``n`` entries): variable
+``need`` reaches or leaves its upper bound, and ``Gbar`` is kept for every point."""
 
 RECONSTRUCT = 3
 """Status: the gradient of the shrunk variables ``order[size:]`` must be recomputed from
@@ -168,7 +174,23 @@ def _be_shrunk(t, y, C, alpha, G, gmax, gmin):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True, fastmath=True)
 def _compute_row(
-    r, rows, slot, stamp, clock, row_epoch, epoch, order, size, m, kind, X, sq, gamma, owner, evals
+    r,
+    rows,
+    slot,
+    stamp,
+    clock,
+    row_epoch,
+    epoch,
+    order,
+    size,
+    m,
+    kind,
+    X,
+    sq,
+    gamma,
+    owner,
+    evals,
+    complete=False,
 ):  # pragma: no cover - compiled
     """Put row ``r`` into the least recently used slot: on ``order[:size]`` when some variables
     are shrunk (valid in this epoch), else complete."""
@@ -195,7 +217,7 @@ def _compute_row(
     # are long (d > 64) and more than half are active: then one BLAS matrix-vector product
     # over all points is faster than the gathered loop (measured on splice, d = 240), and the
     # complete row stays valid after the reactivation.
-    partial = size < m and (2 * size < n or X.shape[1] <= 64)
+    partial = not complete and size < m and (2 * size < n or X.shape[1] <= 64)
     cnt = size if partial else n
     if partial:
         for idx in range(cnt):
@@ -241,6 +263,7 @@ def smo_loop(
     C,
     alpha,
     G,
+    Gbar,
     order,
     state,
     diag,
@@ -435,13 +458,40 @@ def smo_loop(
         old_i = alpha[i]
         old_j = alpha[j]
         if clip_i:
-            alpha[i] = C[i] if y[i] > 0.0 else 0.0
+            new_i = C[i] if y[i] > 0.0 else 0.0
         else:
-            alpha[i] = old_i + y[i] * s
+            new_i = old_i + y[i] * s
         if clip_j:
-            alpha[j] = 0.0 if y[j] > 0.0 else C[j]
+            new_j = 0.0 if y[j] > 0.0 else C[j]
         else:
-            alpha[j] = old_j - y[j] * s
+            new_j = old_j - y[j] * s
+        # A variable reaching or leaving its upper bound changes Gbar on every point, which
+        # needs its complete row (fetched before anything moves, so a return redoes the step).
+        flip_i = (old_i >= C[i]) != (new_i >= C[i])
+        flip_j = (old_j >= C[j]) != (new_j >= C[j])
+        for r, flip in ((i, flip_i), (j, flip_j)):
+            if flip and row_epoch[slot[r]] >= 0:
+                if kind == 0:
+                    return NEED_COMPLETE_ROW, steps, r, gap
+                stamp[slot[i]] = clock[0]
+                stamp[slot[j]] = clock[0]
+                clock[0] += 1
+                _compute_row(
+                    r, rows, slot, stamp, clock, row_epoch, epoch, order, size, m,
+                    kind, X, sq, gamma, owner, evals, True,
+                )  # fmt: skip
+        Ki = rows[slot[i]]
+        Kj = rows[slot[j]]
+        alpha[i] = new_i
+        alpha[j] = new_j
+        if flip_i:
+            w = C[i] * y[i] if new_i >= C[i] else -C[i] * y[i]
+            for t in range(n):
+                Gbar[t] += y[t] * w * Ki[t]
+        if flip_j:
+            w = C[j] * y[j] if new_j >= C[j] else -C[j] * y[j]
+            for t in range(n):
+                Gbar[t] += y[t] * w * Kj[t]
         # ---- gradient update: G += Q[:, i] d_i + Q[:, j] d_j, over the active prefix --------
         ci = y[i] * (alpha[i] - old_i)
         cj = y[j] * (alpha[j] - old_j)
@@ -457,13 +507,13 @@ def smo_loop(
 
 
 @njit(
-    types.void(_f8_2d, _i8_1d, _f8_1d, _f8_1d, _i8_1d, _i8_1d, _f8_1d),
+    types.void(_f8_2d, _i8_1d, _f8_1d, _f8_1d, _i8_1d, _i8_1d, _f8_1d, _f8_1d),
     cache=True,
     nogil=True,
 )
-def gradient_from_rows(rows, slot, ay, y, sv, targets, G):  # pragma: no cover - compiled
-    """``G_t = -1 + y_t sum_s ay_s K_st`` for ``t`` in ``targets``, from the complete rows
-    ``rows[slot[s]]`` of the support vectors ``sv`` (``ay = alpha * y``)."""
+def gradient_from_rows(rows, slot, ay, y, sv, targets, Gbar, G):  # pragma: no cover - compiled
+    """``G_t = -1 + Gbar_t + y_t sum_s ay_s K_st`` for ``t`` in ``targets``, from the complete
+    rows ``rows[slot[s]]`` of the free support vectors ``sv`` (``ay = alpha * y``)."""
     nt = targets.shape[0]
     acc = np.zeros(nt)
     for s in sv:
@@ -473,7 +523,7 @@ def gradient_from_rows(rows, slot, ay, y, sv, targets, G):  # pragma: no cover -
             acc[k] += w * row[targets[k]]
     for k in range(nt):
         t = targets[k]
-        G[t] = -1.0 + y[t] * acc[k]
+        G[t] = -1.0 + Gbar[t] + y[t] * acc[k]
 
 
 @njit(

@@ -129,14 +129,17 @@ class FullGram:
     def refresh_gradient(
         self,
         G: NDArray[np.float64],
+        Gbar: NDArray[np.float64],
         alpha: NDArray[np.float64],
         y: NDArray[np.float64],
+        C: NDArray[np.float64],
         targets: NDArray[np.int64],
     ) -> None:
-        """``G_t = -1 + y_t sum_s alpha_s y_s K_st`` for ``t`` in ``targets``, in place."""
+        """``G_t = -1 + Gbar_t + y_t sum_{0 < alpha_s < C_s} alpha_s y_s K_st`` for ``t`` in
+        ``targets``, in place (``Gbar`` holds the variables at their upper bound)."""
         if targets.size:
-            sv = np.flatnonzero(alpha > 0.0).astype(np.int64)
-            _smo_loop.gradient_from_rows(self.rows, self.slot, alpha * y, y, sv, targets, G)
+            sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)
+            _smo_loop.gradient_from_rows(self.rows, self.slot, alpha * y, y, sv, targets, Gbar, G)
 
 
 class KernelRows:
@@ -334,17 +337,20 @@ class KernelRows:
     def refresh_gradient(
         self,
         G: NDArray[np.float64],
+        Gbar: NDArray[np.float64],
         alpha: NDArray[np.float64],
         y: NDArray[np.float64],
+        C: NDArray[np.float64],
         targets: NDArray[np.int64],
     ) -> None:
-        """``G_t = -1 + y_t sum_s alpha_s y_s K_st`` for ``t`` in ``targets``, in place.
+        """``G_t = -1 + Gbar_t + y_t sum_{0 < alpha_s < C_s} alpha_s y_s K_st`` for ``t`` in
+        ``targets``, in place (``Gbar`` holds the variables at their upper bound).
 
-        Uses the cached complete rows of the support vectors; the entries ``K_st`` of the others
-        are computed (and counted) in blocks within the memory budget, not cached."""
+        Uses the cached complete rows of the free support vectors; the entries ``K_st`` of the
+        others are computed (and counted) in blocks within the memory budget, not cached."""
         if not targets.size:
             return
-        sv = np.flatnonzero(alpha > 0.0).astype(np.int64)
+        sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)
         ay = alpha * y
         acc = np.zeros(targets.size)
         cached = np.array([self._has_full(int(s)) for s in sv], dtype=bool)
@@ -356,7 +362,7 @@ class KernelRows:
         for start in range(0, rest.size, block):
             chunk = rest[start : start + block]
             acc += ay[chunk] @ self._compute(chunk, targets)
-        G[targets] = -1.0 + y[targets] * acc
+        G[targets] = -1.0 + Gbar[targets] + y[targets] * acc
 
 
 RowStore = FullGram | KernelRows

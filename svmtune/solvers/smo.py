@@ -216,6 +216,7 @@ class SMORun:
         max_iter: int,
         kernel_evals: int,
         shrinking: bool = False,
+        gbar: NDArray[np.float64] | None = None,
     ) -> None:
         self._store = store
         self.y = y
@@ -230,6 +231,12 @@ class SMORun:
         self.iterations = 0
         self.converged = False
         self.gap = math.inf
+        if gbar is None:
+            at_c = alpha >= C
+            gbar = np.zeros_like(gradient)
+            if at_c.any():
+                gbar = y * ((C[at_c] * y[at_c]) @ store.rows_of(np.flatnonzero(at_c)))
+        self._Gbar = np.ascontiguousarray(gbar, dtype=np.float64)
         self._order = active.copy()
         self._state = _smo_loop.new_state(int(active.shape[0]))
         self._stale = False
@@ -258,7 +265,9 @@ class SMORun:
                 inside = np.zeros(self.n, dtype=bool)
                 inside[self._order[:size]] = True
                 targets = np.flatnonzero(~inside).astype(np.int64)
-                self._store.refresh_gradient(self._G, self.alpha, self.y, targets)
+                self._store.refresh_gradient(
+                    self._G, self._Gbar, self.alpha, self.y, self.C, targets
+                )
         return self._G
 
     @property
@@ -301,6 +310,7 @@ class SMORun:
                 self.C,
                 self.alpha,
                 self._G,
+                self._Gbar,
                 order,
                 state,
                 store.diag,
@@ -323,8 +333,12 @@ class SMORun:
             if status == _smo_loop.NEED_ROW:
                 store.fetch(int(need), order[:size] if size < m else None)
                 continue
+            if status == _smo_loop.NEED_COMPLETE_ROW:
+                store.fetch(int(need))
+                continue
             if status == _smo_loop.RECONSTRUCT:
-                store.refresh_gradient(self._G, self.alpha, self.y, np.sort(order[size:]))
+                targets = np.sort(order[size:])
+                store.refresh_gradient(self._G, self._Gbar, self.alpha, self.y, self.C, targets)
                 state[_smo_loop.SIZE] = m
                 store.epoch[0] += 1
                 continue
@@ -527,13 +541,20 @@ class SMO:
         store, evals = self._store(n, gram, kernel, params, X)
         alpha = self._check_alpha0(alpha0, yy, Cv, act)
         G = np.full(n, -1.0)
+        Gbar = np.zeros(n)
         sv = np.flatnonzero(alpha > 0.0).astype(np.int64)
+        at_c = alpha >= Cv
         if sv.size and isinstance(store, FullGram) and 8 * sv.size > n:
             G += yy * (store.rows @ (alpha * yy))  # one mat-vec beats gathering many rows
+            if at_c.any():
+                Gbar = yy * (store.rows @ np.where(at_c, Cv * yy, 0.0))
         elif sv.size:
             before = store.kernel_evals
             R = store.rows_of(sv)
             G += yy * ((alpha[sv] * yy[sv]) @ R)
+            bound = at_c[sv]
+            if bound.any():
+                Gbar = yy * ((Cv[sv][bound] * yy[sv][bound]) @ R[bound])
             evals += store.kernel_evals - before
         max_iter = self.max_iter if self.max_iter is not None else max(10_000_000, 100 * n)
         return SMORun(
@@ -548,6 +569,7 @@ class SMO:
             max_iter=int(max_iter),
             kernel_evals=evals,
             shrinking=bool(self.shrinking),
+            gbar=np.ascontiguousarray(Gbar),
         )
 
     def solve(

@@ -90,11 +90,12 @@ def test_stepping_a_shrinking_solve_follows_the_same_path() -> None:
     assert np.array_equal(res.gradient, whole.gradient)
 
 
-def test_left_out_points_get_their_decision_after_a_shrinking_solve() -> None:
-    _, y, K, _ = _gram("heart")
+@pytest.mark.parametrize("cached_rows", [False, True])
+def test_left_out_points_get_their_decision_after_a_shrinking_solve(cached_rows: bool) -> None:
+    X, y, K, params = _gram("heart")
     C = 10.0
     full = SMO().solve(y, C=C, gram=K)
-    store = FullGram(K)
+    store = KernelRows(RBF(), params, X, capacity=30) if cached_rows else FullGram(K)
     for r in full.support[:3]:
         keep = np.delete(np.arange(y.size), r)
         start = feasible_start(full.alpha, y, C, active=keep)
