@@ -170,12 +170,14 @@ def _rows_beat_gram(kernel: KernelModel | None, n: int, d: int) -> bool:
     """Whether kernel rows computed on demand in the compiled loop are the faster source.
 
     Only RBF and linear rows are computed there. The full Gram matrix costs ``n^2`` entries in
-    one cache-blocked BLAS product, rows cost only the entries the solve touches (15-45% of
-    ``n^2`` at 1,000-5,000 points) through matrix-vector products. Measured with one BLAS thread
-    (twonorm, banana, splice at 1,000-5,000 points): rows win from about 1,000 points while
-    ``d <= 64``; for long points (splice, ``d = 240``) the blocked product stays faster.
+    one cache-blocked BLAS product; rows cost only the entries the solve touches (10-70% of
+    ``n^2`` at 500-5,000 points) through matrix-vector products. Measured with one BLAS thread
+    (benchmarks/smo.py, banana, ringnorm, twonorm, pima, german, splice at 500-5,000 points):
+    rows are faster beyond about 500 points while ``d <= 64`` (1.3-5x at 700-5,000 points, up
+    to 20% slower on pima and german, where most points are support vectors); for long points
+    (splice, ``d = 240``) the blocked product stays 2-3x faster.
     """
-    return type(kernel) in (RBF, Linear) and n > 1000 and d <= 64
+    return type(kernel) in (RBF, Linear) and n > 500 and d <= 64
 
 
 class SMORun:
@@ -412,7 +414,7 @@ class SMO:
     memory_budget : int, default 512 MiB
         Bytes the full Gram matrix may take when SMO builds it from a kernel; beyond it, kernel
         rows are computed on demand and cached within the same budget. RBF and linear kernels
-        on more than 1,000 points of at most 64 features use rows on demand (computed inside the
+        on more than 500 points of at most 64 features use rows on demand (computed inside the
         compiled loop) even when the Gram matrix fits: a solve touches only part of it.
     check_kernel : bool, default True
         Check the Gram matrix (or each kernel row) for NaN/inf, asymmetry and 2x2 principal minors
