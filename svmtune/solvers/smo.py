@@ -547,9 +547,11 @@ class SMO:
         sv = np.flatnonzero(alpha > 0.0).astype(np.int64)
         at_c = alpha >= Cv
         if sv.size and isinstance(store, FullGram) and 8 * sv.size > n:
-            G += yy * (store.rows @ (alpha * yy))  # one mat-vec beats gathering many rows
-            if at_c.any():
-                Gbar = yy * (store.rows @ np.where(at_c, Cv * yy, 0.0))
+            # one pass over K beats gathering many rows; G and Gbar together (K read once)
+            W = np.stack([alpha * yy, np.where(at_c, Cv * yy, 0.0)], axis=1)
+            KW = store.rows @ W
+            G += yy * KW[:, 0]
+            Gbar = yy * KW[:, 1]
         elif sv.size:
             before = store.kernel_evals
             R = store.rows_of(sv)
