@@ -165,7 +165,15 @@ class KernelRows:
     Attributes
     ----------
     kernel_evals : int
-        Kernel entries computed so far (``n`` per row, ``n`` for the diagonal).
+        Kernel entries computed so far (``n`` per complete row, the active count per partial
+        row, ``n`` for the diagonal, and the entries for recomputing gradients).
+    kind : int
+        0 when rows are computed through ``kernel.gram`` in Python; RBF and linear rows are
+        computed inside SMO's compiled loop instead (no Python call per row, no per-row check:
+        they are positive semidefinite and finite by construction).
+    epoch : ndarray of shape (1,)
+        A row computed on the active variables only (``row_epoch[slot] == epoch[0]``) is valid
+        until SMO reactivates shrunk variables or starts another solve (each bumps it).
 
     Examples
     --------

@@ -80,8 +80,9 @@ class SMOResult:
         SMO iterations (pair updates) made by this solve.
     kernel_evals : int
         Kernel entries computed by this solve: ``n * n`` for a full Gram matrix it built, ``n``
-        per kernel row computed on demand, ``n`` for the diagonal; zero for a Gram matrix the
-        caller passed.
+        per kernel row computed on demand (the number of active variables for a row computed
+        while some are shrunk), ``n`` for the diagonal, and the entries computed to recompute
+        the gradient of shrunk or left-out points; zero for a Gram matrix the caller passed.
     gradient : ndarray of shape (n,)
         ``G = Q alpha - e`` at the solution, for every point (active or not).
     converged : bool
@@ -183,8 +184,9 @@ def _rows_beat_gram(kernel: KernelModel | None, n: int, d: int) -> bool:
 class SMORun:
     """A solve in progress: step it, inspect ``alpha`` and the gradient, then take the result.
 
-    Made by :meth:`SMO.start`. ``alpha`` and ``gradient`` are the live arrays the loop updates:
-    read them, do not write them.
+    Made by :meth:`SMO.start`. ``alpha`` is the live array the loop updates and ``gradient``
+    the live gradient (its entries the loop does not update, for left-out and shrunk points,
+    are recomputed when it is read): read them, do not write them.
 
     Examples
     --------
@@ -603,7 +605,8 @@ class SMO:
             for many solves (:class:`~svmtune.solvers.kernel_rows.FullGram`), or a row cache.
         kernel, params, X : optional
             Instead of ``gram``: the kernel model, its parameters and the points. The full Gram
-            matrix is built while ``8 n^2 <= memory_budget``, else rows are computed on demand.
+            matrix is built while ``8 n^2 <= memory_budget``, else rows are computed on demand;
+            RBF and linear kernels use rows on demand from 500 points of at most 64 features.
         alpha0 : array of shape (n,), optional
             Warm start: must be feasible (``0 <= alpha0 <= C``, ``y'alpha0 = 0``, zero off
             ``active``); :func:`feasible_start` makes one from any guess. Default: zeros.
