@@ -1,9 +1,10 @@
 """The compiled inner loop of SMO: working-set selection and the two-variable update.
 
-Everything here is numba-compiled with explicit signatures (float64 / int64 arrays only, one
-specialisation per function) and ``cache=True``, so the compile cost is paid once per machine.
-The Python driver (:mod:`svmtune.solvers.smo`) owns memory, the kernel-row cache, warnings and
-the result; this module only moves ``alpha`` and the gradient ``G``.
+The entry points are numba-compiled with explicit signatures (float64 / int64 arrays only, one
+specialisation per function; the helpers compile into them) and ``cache=True``, so the
+compile cost is paid once per machine. The Python driver (:mod:`svmtune.solvers.smo`) owns
+memory, the kernel-row cache, warnings and the result; this module moves ``alpha``, the
+gradient ``G`` and ``Gbar``, shrinks, and computes RBF and linear kernel rows.
 
 Problem (Palagi's slides, LIBSVM's notation)::
 
@@ -20,9 +21,11 @@ slides). The loop stops when the gap ``max_{I_up} v - min_{I_low} v`` falls belo
 Kernel rows come from a row store: ``rows[slot[t]]`` is row ``t`` of ``K`` when ``slot[t] >= 0``
 and the row is complete (``row_epoch[slot[t]] == -1``) or was computed on the active prefix in
 the current epoch (``row_epoch[slot[t]] == epoch[0]``; the prefix only shrinks within an epoch).
-With the full Gram matrix ``rows`` is ``K`` itself and ``slot`` is the identity. Otherwise the
-loop returns :data:`NEED_ROW` with the missing row's index; the driver computes the row, stores
-it, and calls the loop again, which redoes the (unchanged) selection and goes on.
+With the full Gram matrix ``rows`` is ``K`` itself and ``slot`` is the identity. RBF and linear
+rows (``kind > 0``) are computed here, into the least recently used slot. Otherwise the loop
+returns :data:`NEED_ROW` (or :data:`NEED_COMPLETE_ROW`) with the missing row's index; the
+driver computes the row, stores it, and calls the loop again, which redoes the (unchanged)
+selection and goes on.
 
 Only the active prefix ``order[:size]`` of the gradient is kept up to date; the driver recomputes
 the rest from ``alpha`` (:func:`gradient_from_rows`) when the loop asks (:data:`RECONSTRUCT`) and
