@@ -1,25 +1,33 @@
 """svmtune's SMO against libsvm (scikit-learn's SVC), and the HINGE baseline against GridSearchCV.
 
-Two comparisons, both in this process, on Fischetti's standardized 70/30 split of bundled real
-data (banana subsampled to ``--banana-rows`` rows before the split):
+Three comparisons, all in this process, CPU seconds (``time.process_time``) with one BLAS thread:
 
-1. ``fit``: one training at the same C, gamma (default ``1 / n_features``) and tol. Prints the
-   best-of-``--repeats`` wall time of ``svmtune.SVC.fit`` and of ``sklearn.svm.SVC.fit``, their
-   ratio (ours / libsvm), the iterations, the support-vector counts and the two dual objective
-   values ``1/2 a'Qa - e'a``.
-2. ``grid``: the HINGE baseline of Fischetti (2016): ``KFoldCV(k=5)`` + ``Grid(n_points=5)``
+1. ``fit``: one training at the same C, gamma (default ``1 / n_features``), tol and cache size
+   (``SVC(cache_size=...)`` = our ``memory_budget``) on the benchmark sets of issue 9: the
+   training parts of Fischetti's standardized 70/30 split (seed 0) of heart, sonar, ionosphere,
+   wdbc, pima and german, and banana, ringnorm, twonorm, titanic and splice at Ratsch's training
+   sizes (``ratsch_split``, seed 0). Prints per set the best-of-``--repeats`` CPU time of
+   ``svmtune.SVC.fit`` and of ``sklearn.svm.SVC.fit`` (interleaved, so both see the same load),
+   their ratio (ours / libsvm), iterations, support vectors, the two dual objective values
+   ``1/2 a'Qa - e'a``, our kernel evaluations, and the median ratio.
+2. ``sizes``: the same single fit on larger draws of the Ratsch sets (standardized, up to 5,000
+   points: ``--sizes``), where a fit no longer fits in cache and libsvm's on-demand rows and
+   shrinking matter; per (set, n) the ratio, and the median.
+3. ``grid``: the HINGE baseline of Fischetti (2016): ``KFoldCV(k=5)`` + ``Grid(n_points=5)``
    (25 settings of C and gamma, 5 folds, then the final classifier) against
    ``GridSearchCV(SVC(), same grid, cv=the same folds)`` with its refit. Prints the times, their
    ratio, the chosen parameters, the CV errors and the test errors, and the SMO iterations our
    run needed with alpha seeding and without it.
 
-Everything runs on one core: BLAS is limited to ``--blas-threads`` threads (default 1; libsvm is
-single-threaded, and on a busy two-core machine a multi-threaded BLAS slows small matrix
-products down by an order of magnitude). The numba compile/load cost is paid by a warm-up fit
-before timing. The script prints; it asserts nothing.
+libsvm is single-threaded, and on a busy two-core machine a multi-threaded BLAS slows small
+matrix products down by an order of magnitude, hence one BLAS thread (``--blas-threads``). The
+numba compile/load cost is paid by a warm-up fit before timing. The script prints; it asserts
+nothing. On a machine shared with other jobs the ratios move by 10-30% between runs (both
+sides are timed alternately, best of the repeats).
 
-    python benchmarks/smo.py                          # both parts, five sets (~1-2 minutes)
-    python benchmarks/smo.py --part fit --datasets heart wdbc --repeats 20
+    python benchmarks/smo.py                          # all parts (~2-4 minutes)
+    python benchmarks/smo.py --part fit --repeats 20
+    python benchmarks/smo.py --part sizes --sizes 2000 5000 --datasets banana twonorm
 """
 
 from __future__ import annotations
@@ -35,53 +43,70 @@ from sklearn.svm import SVC as LibSVC
 from threadpoolctl import threadpool_limits
 
 from svmtune import SVC
-from svmtune.datasets import Split, fischetti_split, load
+from svmtune.datasets import Split, fischetti_split, load, ratsch_split, standardize
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV
+from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
 from svmtune.tuners import Grid
 
-DATASETS = ["heart", "sonar", "wdbc", "german", "banana"]
+FISCHETTI_SETS = ["heart", "sonar", "ionosphere", "wdbc", "pima", "german"]
+RATSCH_SETS = ["banana", "ringnorm", "twonorm", "titanic", "splice"]
+FIT_SETS = FISCHETTI_SETS + RATSCH_SETS
+GRID_SETS = ["heart", "sonar", "wdbc", "german", "banana"]
+SIZES = [1000, 2000, 5000]
 
 
-def split(name: str, seed: int, banana_rows: int) -> Split:
+def split(name: str, seed: int, banana_rows: int | None = None) -> Split:
+    """Ratsch's split for the Ratsch sets, else Fischetti's (banana subsampled if asked)."""
+    if name in RATSCH_SETS and banana_rows is None:
+        return ratsch_split("ring" if name == "ringnorm" else name, seed)
     X, y = load(name)
-    if name == "banana" and X.shape[0] > banana_rows:
+    if name == "banana" and banana_rows is not None and X.shape[0] > banana_rows:
         idx = np.sort(np.random.default_rng(seed).choice(X.shape[0], banana_rows, replace=False))
         X, y = X[idx], y[idx]
     return fischetti_split(X, y, seed=seed)
 
 
-def best_time(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+def draw(name: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``n`` points of a whole data set, standardized; None when it has fewer."""
+    X, y = load("ring" if name == "ringnorm" else name)
+    if X.shape[0] < n:
+        return None
+    idx = np.sort(np.random.default_rng(seed).choice(X.shape[0], n, replace=False))
+    Xs = standardize(X[idx], X[idx][:1])[0]
+    return Xs, y[idx]
 
 
-def dual_objective(alpha_y: np.ndarray, K: np.ndarray) -> float:
-    """``1/2 a'Qa - e'a`` from ``alpha_i y_i`` (``e'a = sum |alpha_i y_i|``)."""
-    return float(0.5 * alpha_y @ K @ alpha_y - np.abs(alpha_y).sum())
+def cpu_time(fn: Callable[[], object]) -> float:
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
 
 
-def fit_row(name: str, data: Split, C: float, gamma: float | None, tol: float, repeats: int):
-    X, y = data.X_train, data.y_train
+def dual_objective(alpha_y: np.ndarray, X: np.ndarray, gamma: float) -> float:
+    """``1/2 a'Qa - e'a`` from ``alpha_i y_i`` (``e'a = sum |alpha_i y_i|``), blockwise."""
+    sv = np.flatnonzero(alpha_y)
+    K = RBF().gram({"gamma": gamma}, X[sv])
+    a = alpha_y[sv]
+    return float(0.5 * a @ K @ a - np.abs(a).sum())
+
+
+def fit_row(name: str, X: np.ndarray, y: np.ndarray, C: float, gamma: float | None, tol: float,
+            repeats: int) -> dict[str, object]:  # fmt: skip
     g = 1.0 / X.shape[1] if gamma is None else gamma
-    ours = SVC(C=C, kernel_params={"gamma": g}, tol=tol)
-    lib = LibSVC(C=C, gamma=g, tol=tol)
+    ours = SVC(C=C, kernel_params={"gamma": g}, tol=tol, memory_budget=DEFAULT_MEMORY_BUDGET)
+    lib = LibSVC(C=C, gamma=g, tol=tol, cache_size=DEFAULT_MEMORY_BUDGET / 2**20)
     ours.fit(X, y)  # warm-up (numba cache load)
     lib.fit(X, y)
     t_ours = t_lib = np.inf
     for _ in range(repeats):  # interleaved, so both see the same machine load
-        t_ours = min(t_ours, best_time(lambda: ours.fit(X, y), 1))
-        t_lib = min(t_lib, best_time(lambda: lib.fit(X, y), 1))
-    K = RBF().gram({"gamma": g}, X)
+        t_ours = min(t_ours, cpu_time(lambda: ours.fit(X, y)))
+        t_lib = min(t_lib, cpu_time(lambda: lib.fit(X, y)))
     a_ours = np.zeros(y.size)
     a_ours[ours.support_] = ours.dual_coef_[0]
     a_lib = np.zeros(y.size)
     a_lib[lib.support_] = lib.dual_coef_[0]
-    obj_ours, obj_lib = dual_objective(a_ours, K), dual_objective(a_lib, K)
+    obj_ours, obj_lib = dual_objective(a_ours, X, g), dual_objective(a_lib, X, g)
     return {
         "data": name,
         "n": y.size,
@@ -94,10 +119,21 @@ def fit_row(name: str, data: Split, C: float, gamma: float | None, tol: float, r
         "iter_libsvm": int(lib.n_iter_[0]),
         "sv_ours": ours.support_.size,
         "sv_libsvm": lib.support_.size,
+        "kevals_per_n2": ours.kernel_evals_ / y.size**2,
         "dual_ours": obj_ours,
         "dual_libsvm": obj_lib,
         "dual_rel_diff": abs(obj_ours - obj_lib) / abs(obj_lib),
     }
+
+
+def print_ratios(title: str, rows: list[dict[str, object]]) -> None:
+    df = pd.DataFrame(rows)
+    print(f"\n== {title} ==")
+    print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    print(
+        f"time ratio ours/libsvm: median {df.ratio.median():.2f}, "
+        f"min {df.ratio.min():.2f}, max {df.ratio.max():.2f} over {len(df)} fits"
+    )
 
 
 def grid_row(name: str, data: Split, tol: float, repeats: int):
@@ -118,12 +154,12 @@ def grid_row(name: str, data: Split, tol: float, repeats: int):
     res, gs = ours(), peer()  # warm-up
     t_ours = t_lib = np.inf
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         res = ours()
-        t_ours = min(t_ours, time.perf_counter() - t0)
-        t0 = time.perf_counter()
+        t_ours = min(t_ours, time.process_time() - t0)
+        t0 = time.process_time()
         gs = peer()
-        t_lib = min(t_lib, time.perf_counter() - t0)
+        t_lib = min(t_lib, time.process_time() - t0)
     cold = grid.tune(KFoldCV(k=5, tol=tol, seeding=False), X, y, kernel=kernel)
     return {
         "data": name,
@@ -146,32 +182,39 @@ def grid_row(name: str, data: Split, tol: float, repeats: int):
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["fit", "grid", "all"], default="all")
-    ap.add_argument("--datasets", nargs="+", default=DATASETS)
+    ap.add_argument("--part", choices=["fit", "sizes", "grid", "all"], default="all")
+    ap.add_argument("--datasets", nargs="+", default=None, help="default: the part's sets")
+    ap.add_argument("--sizes", nargs="+", type=int, default=SIZES)
     ap.add_argument("--seed", type=int, default=0, help="split seed")
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--gamma", type=float, default=None, help="default 1 / n_features")
     ap.add_argument("--tol", type=float, default=1e-3)
-    ap.add_argument("--repeats", type=int, default=None, help="default 10 (fit), 3 (grid)")
-    ap.add_argument("--banana-rows", type=int, default=400)
+    ap.add_argument("--repeats", type=int, default=None, help="default 10 (fit), 3 (sizes, grid)")
+    ap.add_argument("--banana-rows", type=int, default=400, help="banana rows in the grid part")
     ap.add_argument("--blas-threads", type=int, default=1)
     args = ap.parse_args(argv)
-    pd.set_option("display.width", 200)
+    pd.set_option("display.width", 250)
     pd.set_option("display.max_columns", 30)
-    data = {name: split(name, args.seed, args.banana_rows) for name in args.datasets}
+    head = f"C={args.C:g}, tol={args.tol:g}, CPU time, {args.blas_threads} BLAS thread(s)"
     with threadpool_limits(limits=args.blas_threads, user_api="blas"):
         if args.part in ("fit", "all"):
-            rows = [
-                fit_row(n, d, args.C, args.gamma, args.tol, args.repeats or 10)
-                for n, d in data.items()
-            ]
-            df = pd.DataFrame(rows)
-            print(f"\n== one fit: svmtune.SVC vs libsvm (C={args.C:g}, tol={args.tol:g}) ==")
-            print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-            print(
-                f"time ratio ours/libsvm: median {df.ratio.median():.2f}, max {df.ratio.max():.2f}"
-            )
+            rows = []
+            for name in args.datasets or FIT_SETS:
+                X, y, _, _ = split(name, args.seed)
+                rows.append(fit_row(name, X, y, args.C, args.gamma, args.tol, args.repeats or 10))
+            print_ratios(f"one fit: svmtune.SVC vs libsvm on the benchmark sets ({head})", rows)
+        if args.part in ("sizes", "all"):
+            rows = []
+            for name in args.datasets or RATSCH_SETS:
+                for n in args.sizes:
+                    drawn = draw(name, n, args.seed)
+                    if drawn is not None:
+                        rows.append(
+                            fit_row(name, *drawn, args.C, args.gamma, args.tol, args.repeats or 3)
+                        )
+            print_ratios(f"one fit on larger draws, up to {max(args.sizes)} points ({head})", rows)
         if args.part in ("grid", "all"):
+            data = {n: split(n, args.seed, args.banana_rows) for n in args.datasets or GRID_SETS}
             rows = [grid_row(n, d, args.tol, args.repeats or 3) for n, d in data.items()]
             df = pd.DataFrame(rows)
             print("\n== HINGE: KFoldCV(k=5) + Grid(5x5) vs GridSearchCV(SVC) on the same folds ==")

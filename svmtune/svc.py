@@ -53,6 +53,24 @@ def expansion_from_solution(
     )
 
 
+def _plainly_binary(y: NDArray[Any]) -> bool:
+    """A 1-d label vector of two integer, boolean, string or integral float values.
+
+    For these scikit-learn's ``type_of_target`` answers "binary" after several more passes over
+    ``y``; anything else (floats with a fraction: "continuous", objects, 2-d) goes through it.
+    """
+    if y.ndim != 1 or y.dtype.kind not in "iubfUS" or y.size == 0:
+        return False
+    first = y[0]
+    other = y[y != first]
+    if other.size == 0 or np.any(other != other[0]):
+        return False
+    if y.dtype.kind != "f":
+        return True
+    two = np.array([first, other[0]], dtype=np.float64)
+    return bool(np.all(np.isfinite(two)) and np.all(two == np.round(two)))
+
+
 class SVC(ClassifierMixin, BaseEstimator):
     """Binary soft-margin SVM on a svmtune kernel model, trained by svmtune's SMO.
 
@@ -157,11 +175,15 @@ class SVC(ClassifierMixin, BaseEstimator):
         C = check_positive(self.C, name="C")
         kernel, params = self._resolve_kernel()
         Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C")
-        check_classification_targets(yv)
+        if _plainly_binary(yv):  # what type_of_target would find, cheaper
+            y_type = "binary"
+        else:
+            y_type = type_of_target(yv, input_name="y", raise_unknown=True)
+            if y_type != "binary":  # its errors and warnings; for binary y it only repeats this
+                check_classification_targets(yv)
         classes, yi = np.unique(yv, return_inverse=True)
         if classes.size < 2:
             raise ValueError(f"SVC needs two classes; y has only one class: {classes.tolist()!r}")
-        y_type = type_of_target(yv, input_name="y", raise_unknown=True)
         if y_type != "binary":
             raise ValueError(
                 "Only binary classification is supported. The type of the target is "

@@ -50,7 +50,10 @@ def test_agrees_with_libsvm_on_real_data(name: str) -> None:
     ours = SVC(C=2.0, kernel_params={"gamma": gamma}, tol=TOL).fit(X, labels)
     lib = LibSVC(C=2.0, gamma=gamma, tol=TOL).fit(X, labels)
     assert ours.classes_.tolist() == lib.classes_.tolist() == ["neg", "pos"]
-    assert ours.converged_ and ours.n_iter_ > 0 and ours.kernel_evals_ == X.shape[0] ** 2
+    assert ours.converged_ and ours.n_iter_ > 0
+    # The full Gram (n^2 entries), or beyond 500 points rows on demand plus the diagonal.
+    n = X.shape[0]
+    assert ours.kernel_evals_ == n**2 if n <= 500 else 0 < ours.kernel_evals_ < n**2
     # Same signs: dual_coef_ = alpha_i y_i with y = +1 for classes_[1], as scikit-learn's. Two
     # tol-optimal solutions need not share alphas or supports; what tol guarantees is that their
     # duality gaps are small, so their weight vectors are close (strong convexity), so are their

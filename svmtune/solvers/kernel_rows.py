@@ -10,6 +10,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from svmtune._validation import check_X
 from svmtune.kernels._base import KernelModel
+from svmtune.kernels.linear import Linear
+from svmtune.kernels.rbf import RBF
 from svmtune.solvers import _smo_loop
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
@@ -105,14 +107,39 @@ class FullGram:
         self.slot = np.arange(n, dtype=np.int64)
         self.stamp = np.zeros(n, dtype=np.int64)
         self.clock = np.zeros(1, dtype=np.int64)
+        self.row_epoch = np.full(n, -1, dtype=np.int64)
+        self.epoch = np.zeros(1, dtype=np.int64)
         self.diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
         self.kernel_evals = 0
+        self.kind = 0  # every row is present: the loop computes none
+        self.points = np.empty((0, 0))
+        self.sq = np.empty(0)
+        self.gamma = 0.0
+        self.owner = np.empty(0, dtype=np.int64)
+        self.loop_evals = np.zeros(1, dtype=np.int64)
 
-    def fetch(self, r: int) -> None:  # pragma: no cover - every row is present
+    def fetch(
+        self, r: int, cols: NDArray[np.int64] | None = None
+    ) -> None:  # pragma: no cover - every row is present
         raise AssertionError(f"row {r} missing from a full Gram matrix")
 
     def rows_of(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
         return self.rows[idx]
+
+    def refresh_gradient(
+        self,
+        G: NDArray[np.float64],
+        Gbar: NDArray[np.float64],
+        alpha: NDArray[np.float64],
+        y: NDArray[np.float64],
+        C: NDArray[np.float64],
+        targets: NDArray[np.int64],
+    ) -> None:
+        """``G_t = -1 + Gbar_t + y_t sum_{0 < alpha_s < C_s} alpha_s y_s K_st`` for ``t`` in
+        ``targets``, in place (``Gbar`` holds the variables at their upper bound)."""
+        if targets.size:
+            sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)
+            _smo_loop.gradient_from_rows(self.rows, self.slot, alpha * y, y, sv, targets, Gbar, G)
 
 
 class KernelRows:
@@ -138,7 +165,15 @@ class KernelRows:
     Attributes
     ----------
     kernel_evals : int
-        Kernel entries computed so far (``n`` per row, ``n`` for the diagonal).
+        Kernel entries computed so far (``n`` per complete row, the active count per partial
+        row, ``n`` for the diagonal, and the entries for recomputing gradients).
+    kind : int
+        0 when rows are computed through ``kernel.gram`` in Python; RBF and linear rows are
+        computed inside SMO's compiled loop instead (no Python call per row, no per-row check:
+        they are positive semidefinite and finite by construction).
+    epoch : ndarray of shape (1,)
+        A row computed on the active variables only (``row_epoch[slot] == epoch[0]``) is valid
+        until SMO reactivates shrunk variables or starts another solve (each bumps it).
 
     Examples
     --------
@@ -179,8 +214,25 @@ class KernelRows:
         self.owner = np.full(capacity, -1, dtype=np.int64)
         self.stamp = np.zeros(capacity, dtype=np.int64)
         self.clock = np.ones(1, dtype=np.int64)
+        self.row_epoch = np.full(capacity, -1, dtype=np.int64)
+        self.epoch = np.zeros(1, dtype=np.int64)
+        self.loop_evals = np.zeros(1, dtype=np.int64)
+        # RBF and linear rows are computed inside the compiled loop (no Python call per row);
+        # they are positive semidefinite and finite by construction (finite points, diagonal).
+        self.kind = 0
+        self.points = np.empty((0, 0))
+        self.sq = np.empty(0)
+        self.gamma = 0.0
+        if type(kernel) is RBF:
+            self.kind = _smo_loop.ROWS_RBF
+            self.gamma = float(self.params["gamma"])
+        elif type(kernel) is Linear:
+            self.kind = _smo_loop.ROWS_LINEAR
+        if self.kind:
+            self.points = np.ascontiguousarray(self.X, dtype=np.float64)
+            self.sq = np.ascontiguousarray(np.einsum("ij,ij->i", self.points, self.points))
         diag = np.asarray(kernel.diag(self.params, self.X), dtype=np.float64)
-        self.kernel_evals = n
+        self._evals = n
         if diag.shape != (n,) or not np.all(np.isfinite(diag)):
             raise ValueError(f"kernel diagonal contains a non-finite value (NaN or inf): {diag!r}")
         if self.check and np.any(diag < 0):
@@ -191,42 +243,85 @@ class KernelRows:
             )
         self.diag = np.ascontiguousarray(diag)
 
-    def _compute(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
-        R = np.asarray(self.kernel.gram(self.params, self.X[idx], self.X), dtype=np.float64)
-        self.kernel_evals += R.size
+    def _compute(
+        self, idx: NDArray[np.int64], cols: NDArray[np.int64] | None = None
+    ) -> NDArray[np.float64]:
+        """Rows ``idx`` of the kernel matrix on the columns ``cols`` (all when None), counted
+        and checked."""
+        Z = self.X if cols is None else self.X[cols]
+        R = np.asarray(self.kernel.gram(self.params, self.X[idx], Z), dtype=np.float64)
+        self._evals += R.size
         if not np.all(np.isfinite(R)):
             k, j = np.argwhere(~np.isfinite(R))[0]
+            col = int(j) if cols is None else int(cols[j])
             raise ValueError(
-                f"kernel row {int(idx[k])} contains a non-finite value (NaN or inf) at column {j}"
+                f"kernel row {int(idx[k])} contains a non-finite value (NaN or inf) at column {col}"
             )
         if self.check:
-            bound = np.sqrt(np.outer(self.diag[idx], self.diag)) * (1.0 + 1e-8) + 1e-12
+            dz = self.diag if cols is None else self.diag[cols]
+            bound = np.sqrt(np.outer(self.diag[idx], dz)) * (1.0 + 1e-8) + 1e-12
             bad = np.abs(R) > bound
             if bad.any():
                 k, j = np.argwhere(bad)[0]
                 i = int(idx[k])
+                col = int(j) if cols is None else int(cols[j])
                 raise ValueError(
-                    f"kernel is not positive semidefinite: |k(x_{i}, x_{j})| = {abs(R[k, j]):g} "
-                    f"> sqrt(k(x_{i}, x_{i}) k(x_{j}, x_{j})) = {bound[k, j]:g}"
+                    f"kernel is not positive semidefinite: |k(x_{i}, x_{col})| = "
+                    f"{abs(R[k, j]):g} > sqrt(k(x_{i}, x_{i}) k(x_{col}, x_{col})) = "
+                    f"{bound[k, j]:g}"
                 )
         return R
 
-    def _insert(self, r: int, row: NDArray[np.float64]) -> None:
+    @property
+    def kernel_evals(self) -> int:
+        """Kernel entries computed so far (here and by the compiled loop)."""
+        return int(self._evals + self.loop_evals[0])
+
+    def _slot_for(self, r: int) -> int:
+        s = int(self.slot[r])
+        if s >= 0:
+            return s
         free = np.flatnonzero(self.owner < 0)
         s = int(free[0]) if free.size else int(np.argmin(self.stamp))
         old = self.owner[s]
         if old >= 0:
             self.slot[old] = -1
-        self.rows[s] = row
         self.owner[s] = r
         self.slot[r] = s
+        return s
+
+    def _insert(self, r: int, row: NDArray[np.float64]) -> None:
+        s = self._slot_for(r)
+        self.rows[s] = row
+        self.row_epoch[s] = -1
         self.stamp[s] = self.clock[0]
         self.clock[0] += 1
 
-    def fetch(self, r: int) -> None:
-        """Compute row ``r`` and cache it (evicting the least recently used row if full)."""
-        if self.slot[r] < 0:
-            self._insert(int(r), self._compute(np.array([r], dtype=np.int64))[0])
+    def _has_full(self, r: int) -> bool:
+        s = self.slot[r]
+        return bool(s >= 0 and self.row_epoch[s] < 0)
+
+    def fetch(self, r: int, cols: NDArray[np.int64] | None = None) -> None:
+        """Compute row ``r`` and cache it (evicting the least recently used row if full).
+
+        With ``cols`` (the solver's active variables) only those entries are computed; the row
+        is then valid for the current :attr:`epoch` only (SMO's shrinking bumps the epoch when
+        it reactivates variables).
+        """
+        r = int(r)
+        if cols is None or cols.shape[0] >= self.n:
+            if not self._has_full(r):
+                self._insert(r, self._compute(np.array([r], dtype=np.int64))[0])
+            return
+        s = self.slot[r]
+        if s >= 0 and (self.row_epoch[s] < 0 or self.row_epoch[s] == self.epoch[0]):
+            return
+        part = self._compute(np.array([r], dtype=np.int64), cols)[0]
+        s = self._slot_for(r)
+        self.rows[s, cols] = part
+        self.row_epoch[s] = self.epoch[0]
+        self.stamp[s] = self.clock[0]
+        self.clock[0] += 1
 
     def get(self, r: int) -> NDArray[np.float64]:
         """Row ``r`` of the kernel matrix (computed if not cached)."""
@@ -236,9 +331,9 @@ class KernelRows:
     def rows_of(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
         """Rows ``idx`` as an array, caching as many as fit (used for a warm start's gradient)."""
         out = np.empty((idx.shape[0], self.n), dtype=np.float64)
-        missing = [k for k, r in enumerate(idx) if self.slot[r] < 0]
+        missing = [k for k, r in enumerate(idx) if not self._has_full(int(r))]
         for k, r in enumerate(idx):
-            if self.slot[r] >= 0:
+            if self._has_full(int(r)):
                 out[k] = self.rows[self.slot[r]]
         if missing:
             miss = np.asarray(missing, dtype=np.int64)
@@ -246,6 +341,36 @@ class KernelRows:
             for k in miss[-self.capacity :]:
                 self._insert(int(idx[k]), out[k])
         return out
+
+    def refresh_gradient(
+        self,
+        G: NDArray[np.float64],
+        Gbar: NDArray[np.float64],
+        alpha: NDArray[np.float64],
+        y: NDArray[np.float64],
+        C: NDArray[np.float64],
+        targets: NDArray[np.int64],
+    ) -> None:
+        """``G_t = -1 + Gbar_t + y_t sum_{0 < alpha_s < C_s} alpha_s y_s K_st`` for ``t`` in
+        ``targets``, in place (``Gbar`` holds the variables at their upper bound).
+
+        Uses the cached complete rows of the free support vectors; the entries ``K_st`` of the
+        others are computed (and counted) in blocks within the memory budget, not cached."""
+        if not targets.size:
+            return
+        sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)
+        ay = alpha * y
+        acc = np.zeros(targets.size)
+        cached = np.array([self._has_full(int(s)) for s in sv], dtype=bool)
+        if cached.any():
+            sc = sv[cached]
+            acc += ay[sc] @ self.rows[np.ix_(self.slot[sc], targets)]
+        rest = sv[~cached]
+        block = max(1, self.capacity // 4)
+        for start in range(0, rest.size, block):
+            chunk = rest[start : start + block]
+            acc += ay[chunk] @ self._compute(chunk, targets)
+        G[targets] = -1.0 + Gbar[targets] + y[targets] * acc
 
 
 RowStore = FullGram | KernelRows

@@ -36,7 +36,10 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmtune._validation import check_labels, check_positive, check_X
 from svmtune.kernels._base import KernelModel
+from svmtune.kernels.linear import Linear
+from svmtune.kernels.rbf import RBF
 from svmtune.solvers import _smo_loop
+from svmtune.solvers._rbf_gram import rbf_gram
 from svmtune.solvers.kernel_rows import (
     DEFAULT_MEMORY_BUDGET,
     FullGram,
@@ -77,8 +80,9 @@ class SMOResult:
         SMO iterations (pair updates) made by this solve.
     kernel_evals : int
         Kernel entries computed by this solve: ``n * n`` for a full Gram matrix it built, ``n``
-        per kernel row computed on demand, ``n`` for the diagonal; zero for a Gram matrix the
-        caller passed.
+        per kernel row computed on demand (the number of active variables for a row computed
+        while some are shrunk), ``n`` for the diagonal, and the entries computed to recompute
+        the gradient of shrunk or left-out points; zero for a Gram matrix the caller passed.
     gradient : ndarray of shape (n,)
         ``G = Q alpha - e`` at the solution, for every point (active or not).
     converged : bool
@@ -163,11 +167,26 @@ def feasible_start(
     return a
 
 
+def _rows_beat_gram(kernel: KernelModel | None, n: int, d: int) -> bool:
+    """Whether kernel rows computed on demand in the compiled loop are the faster source.
+
+    Only RBF and linear rows are computed there. The full Gram matrix costs ``n^2`` entries in
+    one cache-blocked BLAS product; rows cost only the entries the solve touches (10-70% of
+    ``n^2`` at 500-5,000 points) through matrix-vector products. Measured with one BLAS thread
+    (benchmarks/smo.py, banana, ringnorm, twonorm, pima, german, splice at 500-5,000 points):
+    rows are faster beyond about 500 points while ``d <= 64`` (1.3-5x at 700-5,000 points, up
+    to 20% slower on pima and german, where most points are support vectors); for long points
+    (splice, ``d = 240``) the blocked product stays 2-3x faster.
+    """
+    return type(kernel) in (RBF, Linear) and n > 500 and d <= 64
+
+
 class SMORun:
     """A solve in progress: step it, inspect ``alpha`` and the gradient, then take the result.
 
-    Made by :meth:`SMO.start`. ``alpha`` and ``gradient`` are the live arrays the loop updates:
-    read them, do not write them.
+    Made by :meth:`SMO.start`. ``alpha`` is the live array the loop updates and ``gradient``
+    the live gradient (its entries the loop does not update, for left-out and shrunk points,
+    are recomputed when it is read): read them, do not write them.
 
     Examples
     --------
@@ -200,19 +219,32 @@ class SMORun:
         second_order: bool,
         max_iter: int,
         kernel_evals: int,
+        shrinking: bool = False,
+        gbar: NDArray[np.float64] | None = None,
     ) -> None:
         self._store = store
         self.y = y
         self.C = C
         self.alpha = alpha
-        self.gradient = gradient
+        self._G = gradient
         self.active = active
         self.tol = tol
         self.second_order = second_order
+        self.shrinking = shrinking
         self.max_iter = max_iter
         self.iterations = 0
         self.converged = False
         self.gap = math.inf
+        if gbar is None:
+            at_c = alpha >= C
+            gbar = np.zeros_like(gradient)
+            if at_c.any():
+                gbar = y * ((C[at_c] * y[at_c]) @ store.rows_of(np.flatnonzero(at_c)))
+        self._Gbar = np.ascontiguousarray(gbar, dtype=np.float64)
+        self._order = active.copy()
+        self._state = _smo_loop.new_state(int(active.shape[0]))
+        self._stale = False
+        store.epoch[0] += 1  # partial rows of an earlier solve are not rows of this one
         self._evals0 = store.kernel_evals
         self._extra_evals = kernel_evals
         self._warned = False
@@ -222,6 +254,32 @@ class SMORun:
         return int(self.y.shape[0])
 
     @property
+    def gradient(self) -> NDArray[np.float64]:
+        """``G = Q alpha - e`` at the current ``alpha``, for every point.
+
+        The loop updates only the variables it is optimising (without the left-out points and,
+        with shrinking, without the shrunk ones); the rest is recomputed from ``alpha`` when read
+        (its kernel entries are counted in :attr:`kernel_evals`), so reading it after every step
+        of a shrinking solve costs a pass over the support vectors each time.
+        """
+        if self._stale:
+            self._stale = False
+            size = int(self._state[_smo_loop.SIZE])
+            if size < self.n:
+                inside = np.zeros(self.n, dtype=bool)
+                inside[self._order[:size]] = True
+                targets = np.flatnonzero(~inside).astype(np.int64)
+                self._store.refresh_gradient(
+                    self._G, self._Gbar, self.alpha, self.y, self.C, targets
+                )
+        return self._G
+
+    @property
+    def n_active(self) -> int:
+        """Variables the loop currently optimises (fewer than ``active`` once some are shrunk)."""
+        return int(self._state[_smo_loop.SIZE])
+
+    @property
     def kernel_evals(self) -> int:
         """Kernel entries computed by this solve so far."""
         return self._extra_evals + self._store.kernel_evals - self._evals0
@@ -229,8 +287,10 @@ class SMORun:
     def run(self, max_steps: int | None = None) -> bool:
         """Make up to ``max_steps`` more iterations (default: until converged or ``max_iter``).
 
-        Returns whether the KKT gap is below ``tol``. Warns (ConvergenceWarning) when the total
-        reaches ``max_iter`` first.
+        Returns whether the KKT gap is below ``tol`` (on every active variable: with shrinking,
+        the gap is checked again on all of them, with the gradient recomputed, before a solve
+        counts as converged). Warns (ConvergenceWarning) when the total reaches ``max_iter``
+        first.
         """
         budget = self.max_iter - self.iterations
         if max_steps is not None:
@@ -238,30 +298,58 @@ class SMORun:
                 raise ValueError(f"max_steps must be >= 0; got {max_steps!r}")
             budget = min(budget, int(max_steps))
         store = self._store
+        state = self._state
+        order = self._order
+        m = order.shape[0]
+        moved = False
         while True:
             status, steps, need, gap = _smo_loop.smo_loop(
                 store.rows,
                 store.slot,
                 store.stamp,
                 store.clock,
+                store.row_epoch,
+                store.epoch,
                 self.y,
                 self.C,
                 self.alpha,
-                self.gradient,
-                self.active,
+                self._G,
+                self._Gbar,
+                order,
+                state,
                 store.diag,
+                store.kind,
+                store.points,
+                store.sq,
+                store.gamma,
+                store.owner,
+                store.loop_evals,
                 self.tol,
                 self.second_order,
+                self.shrinking,
                 budget,
             )
             self.iterations += steps
             budget -= steps
             self.gap = float(gap)
+            moved = moved or steps > 0
+            size = int(state[_smo_loop.SIZE])
             if status == _smo_loop.NEED_ROW:
+                store.fetch(int(need), order[:size] if size < m else None)
+                continue
+            if status == _smo_loop.NEED_COMPLETE_ROW:
                 store.fetch(int(need))
+                continue
+            if status == _smo_loop.RECONSTRUCT:
+                targets = np.sort(order[size:])
+                store.refresh_gradient(self._G, self._Gbar, self.alpha, self.y, self.C, targets)
+                state[_smo_loop.SIZE] = m
+                store.epoch[0] += 1
                 continue
             self.converged = status == _smo_loop.CONVERGED
             break
+        if moved and int(state[_smo_loop.SIZE]) < self.n:
+            self._stale = True
         if not self.converged and self.iterations >= self.max_iter and not self._warned:
             self._warned = True
             warnings.warn(
@@ -275,10 +363,11 @@ class SMORun:
 
     def bias(self) -> float:
         """The bias ``b`` at the current ``alpha`` (see :class:`SMOResult`)."""
+        G = self.gradient
         a = self.alpha[self.active]
         yy = self.y[self.active]
         Cv = self.C[self.active]
-        v = -yy * self.gradient[self.active]
+        v = -yy * G[self.active]
         free = (a > 0.0) & (a < Cv)
         if free.any():
             return float(np.mean(v[free]))
@@ -326,10 +415,19 @@ class SMO:
         (:class:`~sklearn.exceptions.ConvergenceWarning`).
     memory_budget : int, default 512 MiB
         Bytes the full Gram matrix may take when SMO builds it from a kernel; beyond it, kernel
-        rows are computed on demand and cached within the same budget.
+        rows are computed on demand and cached within the same budget. RBF and linear kernels
+        on more than 500 points of at most 64 features use rows on demand (computed inside the
+        compiled loop) even when the Gram matrix fits: a solve touches only part of it.
     check_kernel : bool, default True
         Check the Gram matrix (or each kernel row) for NaN/inf, asymmetry and 2x2 principal minors
         that rule out positive semidefiniteness (see :func:`check_gram`), and raise ValueError.
+    shrinking : bool, default True
+        LIBSVM's shrinking heuristic: every ``min(n, 1000)`` iterations, variables at a bound
+        that cannot join a violating pair are set aside (neither selected nor updated; with
+        cached kernel rows, rows are then computed on the remaining variables only). Everything
+        is reactivated once the gap comes within ``10 tol``, and convergence is always checked
+        on all variables with the gradient recomputed, so the result meets the same eps-KKT
+        stop as without shrinking.
 
     Examples
     --------
@@ -352,12 +450,14 @@ class SMO:
         max_iter: int | None = None,
         memory_budget: int = DEFAULT_MEMORY_BUDGET,
         check_kernel: bool = True,
+        shrinking: bool = True,
     ) -> None:
         self.tol = tol
         self.selection = selection
         self.max_iter = max_iter
         self.memory_budget = memory_budget
         self.check_kernel = check_kernel
+        self.shrinking = shrinking
 
     def _check_options(self) -> None:
         check_positive(self.tol, name="tol")
@@ -371,6 +471,8 @@ class SMO:
             raise ValueError(
                 f"memory_budget must be a positive number of bytes; got {self.memory_budget!r}"
             )
+        if not isinstance(self.shrinking, bool | np.bool_):
+            raise ValueError(f"shrinking must be True or False; got {self.shrinking!r}")
 
     def _store(
         self,
@@ -398,9 +500,12 @@ class SMO:
         Xc = check_X(X)
         if Xc.shape[0] != n:
             raise ValueError(f"X has {Xc.shape[0]} rows but y has {n} labels")
-        if 8 * n * n <= self.memory_budget:
+        if 8 * n * n <= self.memory_budget and not _rows_beat_gram(kernel, n, Xc.shape[1]):
             if not isinstance(kernel, KernelModel):
                 raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
+            if type(kernel) is RBF:  # exactly symmetric, unit diagonal, PSD: nothing to check
+                gamma = kernel.check_params(params)["gamma"]
+                return FullGram(rbf_gram(Xc, gamma), check=False), n * n
             K = as_f8_2d(kernel.prepare(Xc).gram(params))
             if self.check_kernel:
                 check_gram(K, name=f"Gram matrix of {kernel!r}")
@@ -440,13 +545,22 @@ class SMO:
         store, evals = self._store(n, gram, kernel, params, X)
         alpha = self._check_alpha0(alpha0, yy, Cv, act)
         G = np.full(n, -1.0)
+        Gbar = np.zeros(n)
         sv = np.flatnonzero(alpha > 0.0).astype(np.int64)
+        at_c = alpha >= Cv
         if sv.size and isinstance(store, FullGram) and 8 * sv.size > n:
-            G += yy * (store.rows @ (alpha * yy))  # one mat-vec beats gathering many rows
+            # one pass over K beats gathering many rows; G and Gbar together (K read once)
+            W = np.stack([alpha * yy, np.where(at_c, Cv * yy, 0.0)], axis=1)
+            KW = store.rows @ W
+            G += yy * KW[:, 0]
+            Gbar = yy * KW[:, 1]
         elif sv.size:
             before = store.kernel_evals
             R = store.rows_of(sv)
             G += yy * ((alpha[sv] * yy[sv]) @ R)
+            bound = at_c[sv]
+            if bound.any():
+                Gbar = yy * ((Cv[sv][bound] * yy[sv][bound]) @ R[bound])
             evals += store.kernel_evals - before
         max_iter = self.max_iter if self.max_iter is not None else max(10_000_000, 100 * n)
         return SMORun(
@@ -460,6 +574,8 @@ class SMO:
             second_order=self.selection == "second_order",
             max_iter=int(max_iter),
             kernel_evals=evals,
+            shrinking=bool(self.shrinking),
+            gbar=np.ascontiguousarray(Gbar),
         )
 
     def solve(
@@ -489,7 +605,8 @@ class SMO:
             for many solves (:class:`~svmtune.solvers.kernel_rows.FullGram`), or a row cache.
         kernel, params, X : optional
             Instead of ``gram``: the kernel model, its parameters and the points. The full Gram
-            matrix is built while ``8 n^2 <= memory_budget``, else rows are computed on demand.
+            matrix is built while ``8 n^2 <= memory_budget``, else rows are computed on demand;
+            RBF and linear kernels use rows on demand from 500 points of at most 64 features.
         alpha0 : array of shape (n,), optional
             Warm start: must be feasible (``0 <= alpha0 <= C``, ``y'alpha0 = 0``, zero off
             ``active``); :func:`feasible_start` makes one from any guess. Default: zeros.
