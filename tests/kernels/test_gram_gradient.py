@@ -13,14 +13,26 @@ Z = _HEART[100:106]
 
 MODELS = [
     (RBF(), {"gamma": 0.3}),
-    (AnisotropicRBF(n_features=4), {"gamma_0": 0.2, "gamma_1": 1.5, "gamma_2": 0.05, "gamma_3": 0.7}),
+    (
+        AnisotropicRBF(n_features=4),
+        {"gamma_0": 0.2, "gamma_1": 1.5, "gamma_2": 0.05, "gamma_3": 0.7},
+    ),
     (Linear(), {}),
     (MultipleKernel([[0, 1], [2, 3]], form="common"), {"mu": 2.0}),
-    (MultipleKernel([[0, 1], [2, 3]], form="weights"), {f"mu_{t}_{j}": 0.5 + t + j for t in range(2) for j in range(3)}),
-    (MultipleKernel([[0, 1], [2, 3]], form="weights", memory_budget=0), {f"mu_{t}_{j}": 0.5 + t + j for t in range(2) for j in range(3)}),
+    (
+        MultipleKernel([[0, 1], [2, 3]], form="weights"),
+        {f"mu_{t}_{j}": 0.5 + t + j for t in range(2) for j in range(3)},
+    ),
+    (
+        MultipleKernel([[0, 1], [2, 3]], form="weights", memory_budget=0),
+        {f"mu_{t}_{j}": 0.5 + t + j for t in range(2) for j in range(3)},
+    ),
     (MultipleKernel([[0, 1], [2, 3]], base="linear", form="weights"), {"mu_0": 0.5, "mu_1": 3.0}),
     (MultipleKernel([[0], [1, 2, 3]], form="common_width"), {"mu": 1.5, "gamma": 0.4}),
-    (MultipleKernel([[0], [1, 2, 3]], form="weights_widths"), {"mu_0": 1.5, "mu_1": 0.3, "gamma_0": 0.4, "gamma_1": 2.0}),
+    (
+        MultipleKernel([[0], [1, 2, 3]], form="weights_widths"),
+        {"mu_0": 1.5, "mu_1": 0.3, "gamma_0": 0.4, "gamma_1": 2.0},
+    ),
 ]
 
 
