@@ -81,7 +81,7 @@ class GradientDescent(Tuner):
     (or less, when the previous accepted step was shorter, doubled); it is halved until
     ``E(x_new) <= E(x) + c1 g'(x_new - x)`` (Armijo). The descent stops when the projected
     gradient's norm is below ``gtol``, an accepted step moves no coordinate by more than
-    ``xtol``, the line search fails ``max_backtracks`` times, or after ``max_iter`` steps. The
+    ``xtol`` or lowers the value by less than ``ftol``, the line search fails ``max_backtracks`` times, or after ``max_iter`` steps. The
     trace has a ``grad_norm`` column. A non-finite gradient warns (:class:`NonFiniteGradient`)
     and stops the descent, keeping the best point so far.
 
@@ -100,7 +100,12 @@ class GradientDescent(Tuner):
     max_step : float, default 1.0
         Largest first move of a coordinate in a line search (``ln`` units: a factor ``e``).
     gtol : float, default 1e-5
-    xtol : float, default 1e-3
+    xtol : float, default 1e-2
+        Smallest move of an accepted step (largest coordinate, ``ln`` units: 1%).
+    ftol : float, default 1e-3
+        Smallest decrease of the value by an accepted step. The empirical error is only piecewise
+        smooth (the support vectors change), so a descent without it crawls along a crease
+        for little gain.
     c1 : float, default 1e-4
         Armijo's sufficient-decrease constant.
     max_backtracks : int, default 8
@@ -128,13 +133,15 @@ class GradientDescent(Tuner):
         max_iter: int = 30,
         max_step: float = 1.0,
         gtol: float = 1e-5,
-        xtol: float = 1e-3,
+        xtol: float = 1e-2,
+        ftol: float = 1e-3,
         c1: float = 1e-4,
         max_backtracks: int = 8,
         max_evals: int | None = None,
         max_seconds: float | None = None,
     ) -> None:
         super().__init__(max_evals=max_evals, max_seconds=max_seconds)
+        self.ftol = ftol
         self.start = start
         self.method = method
         self.max_iter = max_iter
@@ -152,7 +159,7 @@ class GradientDescent(Tuner):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
                 raise ValueError(f"{name} must be a positive integer; got {v!r}")
-        for name in ("max_step", "gtol", "xtol", "c1"):
+        for name in ("max_step", "gtol", "xtol", "ftol", "c1"):
             v = getattr(self, name)
             if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
                 raise ValueError(f"{name} must be a positive number; got {v!r}")
@@ -246,7 +253,7 @@ class GradientDescent(Tuner):
             evn = value(coords.to_params(xn))
             if evn.ok and evn.value <= ev.value + self.c1 * float(g @ d):
                 moved = float(np.max(np.abs(d)))
-                return xn, evn, g, t, moved < self.xtol
+                return xn, evn, g, t, moved < self.xtol or ev.value - evn.value < self.ftol
             t *= 0.5
         return x, ev, g, t, True
 

@@ -41,7 +41,8 @@ class IncrementalGradient(GradientDescent):
        the gradient is large (the parameters are far from the optimum), more as it vanishes
        (their Fig. 7).
 
-    Once every training point has been used, the descent goes on with the working set as it
+    When the descent converges on ``S`` before every point has been used, all the remaining
+    points join at once. Once every training point has been used, the descent goes on with the working set as it
     stands until it converges (``gtol``, ``xtol``) or ``max_iter`` steps. The answer is the
     last point, evaluated once more on the whole training part (values on different working
     sets are not comparable, so the lowest one is not the answer). Trace columns
@@ -56,7 +57,7 @@ class IncrementalGradient(GradientDescent):
         Largest ``Delta S`` as a fraction of the training part.
     margin : float, default 1.0
         Points with ``y f(x) > 1 + margin`` leave the working set.
-    start, max_iter, max_step, gtol, xtol, c1, max_backtracks, max_evals, max_seconds
+    start, max_iter, max_step, gtol, xtol, ftol, c1, max_backtracks, max_evals, max_seconds
         As for :class:`GradientDescent` (``method`` is always Armijo).
 
     Examples
@@ -84,7 +85,8 @@ class IncrementalGradient(GradientDescent):
         max_iter: int = 30,
         max_step: float = 1.0,
         gtol: float = 1e-5,
-        xtol: float = 1e-3,
+        xtol: float = 1e-2,
+        ftol: float = 1e-3,
         c1: float = 1e-4,
         max_backtracks: int = 8,
         max_evals: int | None = None,
@@ -96,6 +98,7 @@ class IncrementalGradient(GradientDescent):
             max_step=max_step,
             gtol=gtol,
             xtol=xtol,
+            ftol=ftol,
             c1=c1,
             max_backtracks=max_backtracks,
             max_evals=max_evals,
@@ -201,6 +204,8 @@ class IncrementalGradient(GradientDescent):
                 yf = dict(zip(rows.tolist(), (y[rows] * f).tolist(), strict=True))
                 keep = np.array([yf[i] <= 1.0 + self.margin for i in S.tolist()], dtype=bool)
                 add = int(math.ceil(self.delta * n * math.exp(-gnorm / g0))) if g0 else 0
+                if done:  # converged on S: the rest of the training part joins at once
+                    add = queue.size - used
                 new = queue[used : used + add]
                 used += new.size
                 S_next = np.concatenate([S[keep], new])
