@@ -63,6 +63,15 @@ GRADIENTS = ("full", "approx")
 Seed = int | np.random.SeedSequence | np.random.Generator | None
 
 
+def _block(
+    K: NDArray[np.float64], idx: NDArray[np.intp] | None, r: NDArray[np.intp], c: NDArray[np.intp]
+) -> NDArray[np.float64]:
+    """``K[r, c]`` for global row/column indices, ``K`` being over the rows ``idx`` (or all)."""
+    if idx is None:
+        return K[np.ix_(r, c)]
+    return K[np.ix_(np.searchsorted(idx, r), np.searchsorted(idx, c))]
+
+
 def _solve_bordered(M: NDArray[np.float64], rhs: NDArray[np.float64]) -> NDArray[np.float64]:
     """Solve the symmetric bordered system by an LDL' (Bunch-Kaufman) factorisation; when the
     Gram block is numerically singular (more free support vectors than the kernel's numerical
@@ -240,9 +249,10 @@ class PlattError(Objective):
 class _State:
     """One evaluation: the solves, the pooled validation decision values, the sigmoid."""
 
-    K: NDArray[np.float64]
-    results: list[SMOResult]
-    active: list[NDArray[np.intp]]
+    grams: list[tuple[NDArray[np.float64], NDArray[np.intp] | None]]  # per fold: K, its rows
+    results: list[SMOResult]  # per fold, over the rows of its Gram matrix
+    alphas: list[NDArray[np.float64]]  # per fold, over all bound points
+    active: list[NDArray[np.intp]]  # per fold, the rows trained on (all bound points' indices)
     f: NDArray[np.float64]  # pooled validation decision values, fold order
     yv: NDArray[np.float64]
     sigmoid: Sigmoid
@@ -296,38 +306,63 @@ class _BoundPlattError(BoundObjective):
             return self._last[1]
         C = self.C(params)
         kp = self.kernel_params(params)
-        K = self.prepared.gram(kp)
-        check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
-        store = FullGram(K, check=False)
+        name = f"Gram matrix of {self.kernel!r} at {kp}"
         y = self.y
-        results, actives, fs = [], [], []
+        n = self.n_samples
+        evals = 0
+        store = None
+        if working is None:
+            K = self.prepared.gram(kp)
+            check_gram(K, name=name)
+            store = FullGram(K, check=False)
+            evals += n * n
+        results, alphas, grams, actives, fs = [], [], [], [], []
         iterations = 0
         for i, (tr, va) in enumerate(self.folds):
-            act = tr if working is None else np.intersect1d(tr, working)
-            if np.unique(y[act]).size < 2:
-                raise ValueError(f"the working set ({act.size} points) must hold both classes")
             prev = self._alpha[i]
+            if working is None:
+                assert store is not None
+                idx, Kf, Sf, act, loc_va = None, K, store, tr, va
+            else:
+                # a Gram matrix over the working set and the validation part only
+                act_g = np.intersect1d(tr, working)
+                if np.unique(y[act_g]).size < 2:
+                    raise ValueError(
+                        f"the working set ({act_g.size} points) must hold both classes"
+                    )
+                idx = np.union1d(act_g, va)
+                Kf = self.kernel.prepare(self.X[idx]).gram(kp)
+                check_gram(Kf, name=name)
+                Sf = FullGram(Kf, check=False)
+                evals += idx.size * idx.size
+                act, loc_va = np.searchsorted(idx, act_g), np.searchsorted(idx, va)
+            yl = y if idx is None else y[idx]
             alpha0 = None
             if self.objective.warm_start and prev is not None:
-                alpha0 = feasible_start(prev, y, C, active=act)
-            res = self.solver.solve(y, C=C, gram=store, active=act, alpha0=alpha0)
-            self._alpha[i] = res.alpha
+                alpha0 = feasible_start(prev if idx is None else prev[idx], yl, C, active=act)
+            res = self.solver.solve(yl, C=C, gram=Sf, active=act, alpha0=alpha0)
+            alpha = res.alpha
+            if idx is not None:
+                alpha = np.zeros(n)
+                alpha[idx] = res.alpha
+            self._alpha[i] = alpha
             results.append(res)
-            actives.append(act)
+            alphas.append(alpha)
+            grams.append((Kf, idx))
+            actives.append(act if idx is None else idx[act])
             iterations += res.iterations
-            fs.append(decision_from_gradient(res.gradient[va], y[va], res.b))
+            fs.append(decision_from_gradient(res.gradient[loc_va], y[va], res.b))
         f = np.concatenate(fs)
         yv = y[self.validation_index]
         sig = fit_sigmoid(f, yv, tol=float(self.objective.sigmoid_tol))
         p = sig(f)
         value = float(np.mean(np.where(yv > 0, 1.0 - p, p)))
-        n = self.n_samples
-        state = _State(K, results, actives, f, yv, sig, p, value, n * n, iterations)
+        state = _State(grams, results, alphas, actives, f, yv, sig, p, value, evals, iterations)
         self._last = (key, state)
         return state
 
     def _info(self, state: _State) -> dict[str, Any]:
-        n_sv = sum(int(np.count_nonzero(r.alpha)) for r in state.results)
+        n_sv = sum(int(np.count_nonzero(a)) for a in state.alphas)
         return {
             "A": state.sigmoid.A,
             "B": state.sigmoid.B,
@@ -395,14 +430,16 @@ class _BoundPlattError(BoundObjective):
         return ev, grads
 
     def decision_values(self) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
-        """Training rows of the first part and their decision values at the last evaluation
+        """The rows trained on (first part) and their decision values at the last evaluation
         (the margin test of incremental learning)."""
         if self._last is None:
             raise RuntimeError("no evaluation yet")
         state = self._last[1]
-        tr = self.folds[0][0]
+        act = state.active[0]
+        idx = state.grams[0][1]
+        loc = act if idx is None else np.searchsorted(idx, act)
         res = state.results[0]
-        return tr, decision_from_gradient(res.gradient[tr], self.y[tr], res.b)
+        return act, decision_from_gradient(res.gradient[loc], self.y[act], res.b)
 
     # -- the derivative ---------------------------------------------------------------------
     def _gradient(self, params: dict[str, float], state: _State) -> tuple[dict[str, float], int]:
@@ -421,10 +458,9 @@ class _BoundPlattError(BoundObjective):
         D = np.zeros((N, len(names)))
         evals = 0
         start = 0
-        for (_tr, va), res in zip(self.folds, state.results, strict=True):
+        for (_tr, va), alpha, (Kf, idx) in zip(self.folds, state.alphas, state.grams, strict=True):
             rows_v = slice(start, start + va.size)
             start += va.size
-            alpha = res.alpha
             S = np.flatnonzero(alpha > 0.0)
             if S.size == 0:
                 continue
@@ -452,20 +488,22 @@ class _BoundPlattError(BoundObjective):
             if C_searched:
                 j = names.index("C")
                 dbetaB[:, j] = y[Bd] * (C if self.space["C"].log else 1.0)
-            K = state.K
+
             dbF = np.zeros((F.size, len(names)))
             db = np.zeros(len(names))
             if F.size:
                 M = np.zeros((F.size + 1, F.size + 1))
-                M[:-1, :-1] = K[np.ix_(F, F)]
+                M[:-1, :-1] = _block(Kf, idx, F, F)
                 M[:-1, -1] = 1.0
                 M[-1, :-1] = 1.0
                 rhs = np.zeros((F.size + 1, len(names)))
-                rhs[:-1] = -U[va.size :] - K[np.ix_(F, Bd)] @ dbetaB
+                rhs[:-1] = -U[va.size :] - _block(Kf, idx, F, Bd) @ dbetaB
                 rhs[-1] = -dbetaB.sum(axis=0)
                 sol = _solve_bordered(M, rhs)
                 dbF, db = sol[:-1], sol[-1]
-            D[rows_v] = U[: va.size] + K[np.ix_(va, F)] @ dbF + K[np.ix_(va, Bd)] @ dbetaB + db
+            D[rows_v] = (
+                U[: va.size] + _block(Kf, idx, va, F) @ dbF + _block(Kf, idx, va, Bd) @ dbetaB + db
+            )
         g = dEdf @ D
         if full:
             # (A, B) minimise the cross-entropy L of f: dAB = -H^{-1} (d grad L / d f) df.

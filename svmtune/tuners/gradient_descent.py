@@ -76,14 +76,14 @@ class GradientDescent(Tuner):
     """Projected gradient descent with a backtracking (Armijo) line search.
 
     Works in the search coordinates (``ln`` of log-scaled parameters, where the objective's
-    gradient is given) inside the box of the bounds; a step is projected back into the box.
-    The first trial step of each line search moves the largest coordinate by ``max_step``
-    (or less, when the previous accepted step was shorter, doubled); it is halved until
-    ``E(x_new) <= E(x) + c1 g'(x_new - x)`` (Armijo). The descent stops when the projected
-    gradient's norm is below ``gtol``, an accepted step moves no coordinate by more than
-    ``xtol`` or lowers the value by less than ``ftol``, the line search fails ``max_backtracks`` times, or after ``max_iter`` steps. The
-    trace has a ``grad_norm`` column. A non-finite gradient warns (:class:`NonFiniteGradient`)
-    and stops the descent, keeping the best point so far.
+    gradient is given) inside the box of the bounds; a step is projected back into the box. The
+    first trial step of each line search moves the largest coordinate by ``max_step`` (or less,
+    when the previous accepted step was shorter, doubled); it is halved until ``E(x_new) <= E(x)
+    + c1 g'(x_new - x)`` (Armijo). The descent stops when the projected gradient's norm is below
+    ``gtol``, an accepted step moves no coordinate by more than ``xtol`` or lowers the value by
+    less than ``ftol``, the line search fails ``max_backtracks`` times, or after ``max_iter``
+    steps. The trace has a ``grad_norm`` column. A non-finite gradient warns
+    (:class:`NonFiniteGradient`) and stops the descent, keeping the best point so far.
 
     ``method="scipy"`` hands the problem to ``scipy.optimize.minimize`` with L-BFGS-B and the
     bounds instead (value and gradient from the objective, ``max_iter`` iterations, ``gtol``),

@@ -42,11 +42,11 @@ class IncrementalGradient(GradientDescent):
        (their Fig. 7).
 
     When the descent converges on ``S`` before every point has been used, all the remaining
-    points join at once. Once every training point has been used, the descent goes on with the working set as it
-    stands until it converges (``gtol``, ``xtol``) or ``max_iter`` steps. The answer is the
-    last point, evaluated once more on the whole training part (values on different working
-    sets are not comparable, so the lowest one is not the answer). Trace columns
-    ``working_set`` and ``grad_norm`` show the run.
+    points join at once. Once every training point has been used, the descent goes on with the
+    working set as it stands until it converges (``gtol``, ``xtol``) or ``max_iter`` steps. The
+    answer is the last point, evaluated once more on the whole training part (values on
+    different working sets are not comparable, so the lowest one is not the answer). Trace
+    columns ``working_set`` and ``grad_norm`` show the run.
 
     Parameters
     ----------
