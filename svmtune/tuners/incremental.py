@@ -44,8 +44,9 @@ class IncrementalGradient(GradientDescent):
     When the descent converges on ``S`` before every point has been used, all the remaining
     points join at once. Once every training point has been used, the descent goes on with the
     working set as it stands until it converges (``gtol``, ``xtol``) or ``max_iter`` steps. The
-    answer is the last point, evaluated once more on the whole training part (values on
-    different working sets are not comparable, so the lowest one is not the answer). Trace
+    answer is the last point accepted (values on different working sets are not comparable, so
+    the lowest one is not the answer); its value is the error with the SVM trained on the last
+    working set, and the final classifier is trained on all the data, as for every tuner. Trace
     columns ``working_set`` and ``grad_norm`` show the run.
 
     Parameters
@@ -188,13 +189,16 @@ class IncrementalGradient(GradientDescent):
             return ev, gx
 
         g0: float | None = None
+        last: Evaluation | None = None
         try:
             ev, g = gradient(S, x)
+            last = ev
             t_prev: float | None = None
             for _ in range(int(self.max_iter)):
                 gnorm = float(np.linalg.norm(g))
                 g0 = gnorm if g0 is None or g0 == 0.0 else g0
                 x, ev, g, t_prev, done = self.line_search(value(S), coords, x, ev, g, t_prev)
+                last = ev
                 finished = used >= queue.size
                 if done and finished:
                     break
@@ -216,11 +220,12 @@ class IncrementalGradient(GradientDescent):
                 elif new.size:
                     S = np.concatenate([S, new])
                 ev, g = gradient(S, x)
+                last = ev
         except _Stop:
             pass
-        # the answer: the last point, on the whole training part
-        final = evaluate([coords.to_params(x)])[0]
-        evaluate.set_incumbent(final, final=True)
+        # the answer: the last point (its value is on the last working set)
+        if last is not None and last.ok:
+            evaluate.set_incumbent(last, final=True)
 
     def __repr__(self) -> str:
         return f"IncrementalGradient(initial_size={self.initial_size!r}, delta={self.delta!r})"
