@@ -64,12 +64,12 @@ Seed = int | np.random.SeedSequence | np.random.Generator | None
 
 
 def _block(
-    K: NDArray[np.float64], idx: NDArray[np.intp] | None, r: NDArray[np.intp], c: NDArray[np.intp]
+    K: NDArray[np.float64], pos: NDArray[np.intp] | None, r: NDArray[np.intp], c: NDArray[np.intp]
 ) -> NDArray[np.float64]:
-    """``K[r, c]`` for global row/column indices, ``K`` being over the rows ``idx`` (or all)."""
-    if idx is None:
+    """``K[r, c]`` for indices of bound points; ``pos`` maps them to ``K``'s rows (None: same)."""
+    if pos is None:
         return K[np.ix_(r, c)]
-    return K[np.ix_(np.searchsorted(idx, r), np.searchsorted(idx, c))]
+    return K[np.ix_(pos[r], pos[c])]
 
 
 def _solve_bordered(M: NDArray[np.float64], rhs: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -238,7 +238,14 @@ class PlattError(Objective):
         )
         solver._check_options()
         folds = self._folds(y)
-        return _BoundPlattError(self, X, y, kernel, space, folds, kernel.prepare(X), solver)
+        bound = _BoundPlattError(self, X, y, kernel, space, folds, solver)
+        if len(folds) > 1:
+            bound.prepared = kernel.prepare(X)
+        else:
+            tr, va = folds[0]
+            bound.prepared_tt = kernel.prepare(X[tr])
+            bound.prepared_vt = kernel.prepare(X[va], X[tr])
+        return bound
 
     def __repr__(self) -> str:
         extra = "" if self.C is None else f", C={self.C!r}"
@@ -249,7 +256,7 @@ class PlattError(Objective):
 class _State:
     """One evaluation: the solves, the pooled validation decision values, the sigmoid."""
 
-    grams: list[tuple[NDArray[np.float64], NDArray[np.intp] | None]]  # per fold: K, its rows
+    grams: list[tuple[NDArray[np.float64], NDArray[np.intp] | None]]  # per fold: K, row map
     results: list[SMOResult]  # per fold, over the rows of its Gram matrix
     alphas: list[NDArray[np.float64]]  # per fold, over all bound points
     active: list[NDArray[np.intp]]  # per fold, the rows trained on (all bound points' indices)
@@ -273,13 +280,16 @@ class _BoundPlattError(BoundObjective):
         kernel: KernelModel,
         space: SearchSpace,
         folds: list[tuple[NDArray[np.intp], NDArray[np.intp]]],
-        prepared: PreparedKernel,
         solver: SMO,
     ) -> None:
         super().__init__(objective, X, y, kernel, space)
         self.folds = folds
-        self.prepared = prepared
         self.solver = solver
+        # kernel statistics: over all points (k folds), or training x training and
+        # validation x training (holdout); set by PlattError._bind
+        self.prepared: PreparedKernel
+        self.prepared_tt: PreparedKernel
+        self.prepared_vt: PreparedKernel
         self._alpha: list[NDArray[np.float64] | None] = [None] * len(folds)
         self._last: tuple[Any, _State] | None = None
         self.validation_index = np.concatenate([va for _, va in folds])
@@ -310,46 +320,62 @@ class _BoundPlattError(BoundObjective):
         y = self.y
         n = self.n_samples
         evals = 0
-        store = None
-        if working is None:
+        results, alphas, grams, actives, fs = [], [], [], [], []
+        iterations = 0
+        if len(self.folds) > 1:
+            # k folds: one Gram matrix over all points, each fold solves on its rows
             K = self.prepared.gram(kp)
             check_gram(K, name=name)
             store = FullGram(K, check=False)
             evals += n * n
-        results, alphas, grams, actives, fs = [], [], [], [], []
-        iterations = 0
         for i, (tr, va) in enumerate(self.folds):
             prev = self._alpha[i]
-            if working is None:
-                assert store is not None
-                idx, Kf, Sf, act, loc_va = None, K, store, tr, va
+            if len(self.folds) > 1:
+                pos, Kf, Sf, act, loc_va = None, K, store, tr, va
+                yl = y
             else:
-                # a Gram matrix over the working set and the validation part only
-                act_g = np.intersect1d(tr, working)
+                # holdout: the blocks the SVM and its validation decision values need, over the
+                # training rows (or the working set) S and the validation rows V: K_SS and
+                # K_VS, not K_VV
+                act_g = tr if working is None else np.intersect1d(tr, working)
                 if np.unique(y[act_g]).size < 2:
                     raise ValueError(
                         f"the working set ({act_g.size} points) must hold both classes"
                     )
-                idx = np.union1d(act_g, va)
-                Kf = self.kernel.prepare(self.X[idx]).gram(kp)
-                check_gram(Kf, name=name)
+                if working is None:
+                    K_SS, K_VS = self.prepared_tt.gram(kp), self.prepared_vt.gram(kp)
+                else:
+                    K_SS = self.kernel.prepare(self.X[act_g]).gram(kp)
+                    K_VS = self.kernel.prepare(self.X[va], self.X[act_g]).gram(kp)
+                check_gram(K_SS, name=name)
+                if not np.all(np.isfinite(K_VS)):
+                    raise ValueError(f"{name} has a non-finite entry between validation points")
+                s, m = act_g.size, act_g.size + va.size
+                evals += s * m
+                Kf = np.zeros((m, m))
+                Kf[:s, :s] = K_SS
+                Kf[s:, :s] = K_VS
+                Kf[:s, s:] = K_VS.T
                 Sf = FullGram(Kf, check=False)
-                evals += idx.size * idx.size
-                act, loc_va = np.searchsorted(idx, act_g), np.searchsorted(idx, va)
-            yl = y if idx is None else y[idx]
+                rows = np.concatenate([act_g, va])
+                pos = np.full(n, -1, dtype=np.intp)
+                pos[rows] = np.arange(m)
+                act, loc_va = np.arange(s), np.arange(s, m)
+                yl = y[rows]
             alpha0 = None
             if self.objective.warm_start and prev is not None:
-                alpha0 = feasible_start(prev if idx is None else prev[idx], yl, C, active=act)
+                start = prev if pos is None else prev[rows]
+                alpha0 = feasible_start(start, yl, C, active=act)
             res = self.solver.solve(yl, C=C, gram=Sf, active=act, alpha0=alpha0)
             alpha = res.alpha
-            if idx is not None:
+            if pos is not None:
                 alpha = np.zeros(n)
-                alpha[idx] = res.alpha
+                alpha[rows] = res.alpha
             self._alpha[i] = alpha
             results.append(res)
             alphas.append(alpha)
-            grams.append((Kf, idx))
-            actives.append(act if idx is None else idx[act])
+            grams.append((Kf, pos))
+            actives.append(act if pos is None else act_g)
             iterations += res.iterations
             fs.append(decision_from_gradient(res.gradient[loc_va], y[va], res.b))
         f = np.concatenate(fs)
@@ -436,8 +462,8 @@ class _BoundPlattError(BoundObjective):
             raise RuntimeError("no evaluation yet")
         state = self._last[1]
         act = state.active[0]
-        idx = state.grams[0][1]
-        loc = act if idx is None else np.searchsorted(idx, act)
+        pos = state.grams[0][1]
+        loc = act if pos is None else pos[act]
         res = state.results[0]
         return act, decision_from_gradient(res.gradient[loc], self.y[act], res.b)
 
@@ -458,7 +484,7 @@ class _BoundPlattError(BoundObjective):
         D = np.zeros((N, len(names)))
         evals = 0
         start = 0
-        for (_tr, va), alpha, (Kf, idx) in zip(self.folds, state.alphas, state.grams, strict=True):
+        for (_tr, va), alpha, (Kf, pos) in zip(self.folds, state.alphas, state.grams, strict=True):
             rows_v = slice(start, start + va.size)
             start += va.size
             S = np.flatnonzero(alpha > 0.0)
@@ -493,16 +519,16 @@ class _BoundPlattError(BoundObjective):
             db = np.zeros(len(names))
             if F.size:
                 M = np.zeros((F.size + 1, F.size + 1))
-                M[:-1, :-1] = _block(Kf, idx, F, F)
+                M[:-1, :-1] = _block(Kf, pos, F, F)
                 M[:-1, -1] = 1.0
                 M[-1, :-1] = 1.0
                 rhs = np.zeros((F.size + 1, len(names)))
-                rhs[:-1] = -U[va.size :] - _block(Kf, idx, F, Bd) @ dbetaB
+                rhs[:-1] = -U[va.size :] - _block(Kf, pos, F, Bd) @ dbetaB
                 rhs[-1] = -dbetaB.sum(axis=0)
                 sol = _solve_bordered(M, rhs)
                 dbF, db = sol[:-1], sol[-1]
             D[rows_v] = (
-                U[: va.size] + _block(Kf, idx, va, F) @ dbF + _block(Kf, idx, va, Bd) @ dbetaB + db
+                U[: va.size] + _block(Kf, pos, va, F) @ dbF + _block(Kf, pos, va, Bd) @ dbetaB + db
             )
         g = dEdf @ D
         if full:
@@ -520,7 +546,5 @@ class _BoundPlattError(BoundObjective):
         """The SVM trained by SMO on all bound data at ``params``."""
         checked = self.space.check(params)
         kp = self.kernel_params(checked)
-        K = self.prepared.gram(kp)
-        check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
-        res = self.solver.solve(self.y, C=self.C(checked), gram=K)
+        res = self.solver.solve(self.y, C=self.C(checked), kernel=self.kernel, params=kp, X=self.X)
         return expansion_from_solution(self.kernel, kp, self.X, self.y, res)
