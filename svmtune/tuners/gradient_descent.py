@@ -164,6 +164,15 @@ class GradientDescent(Tuner):
             if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
                 raise ValueError(f"{name} must be a positive number; got {v!r}")
 
+    def _check_space(self, space: SearchSpace) -> None:
+        self._check_options()
+        if self.start is not None:
+            unknown = [n for n in self.start if n not in space]
+            if unknown:
+                raise ValueError(
+                    f"start names parameters {unknown} not in the space {list(space.names)}"
+                )
+
     def tune_bound(
         self,
         bound: BoundObjective,
