@@ -193,3 +193,30 @@ def test_classifier_is_trained_on_all_points():
     bound = PlattError().bind(Xtr, ytr, kernel=RBF())
     clf = bound.classifier({"C": 1.0, "gamma": 0.05})
     assert clf.error(Xte, yte) < 0.3
+
+
+def test_approx_gradient_is_the_derivative_with_alpha_b_and_the_sigmoid_held_fixed():
+    """Eq. 9's oracle: E recomputed from the kernel alone, alpha, b, A and B frozen."""
+    Xtr, ytr, _, _ = HEART
+    d = Xtr.shape[1]
+    kernel = AnisotropicRBF(n_features=d)
+    params = {f"gamma_{f}": 0.05 * (1 + f % 3) for f in range(d)}
+    bound = PlattError(C=3.0, gradient="approx").bind(Xtr, ytr, kernel=kernel)
+    _, g = bound.gradient(params)
+    state = bound._last[1]  # noqa: SLF001
+    (tr, va), alpha = bound.folds[0], state.alphas[0]
+    b, A, B = state.results[0].b, state.sigmoid.A, state.sigmoid.B
+    sv = np.flatnonzero(alpha > 0)
+
+    def frozen(p):
+        f = kernel.gram(p, Xtr[va], Xtr[sv]) @ (alpha[sv] * ytr[sv]) + b
+        prob = 1.0 / (1.0 + np.exp(A * f + B))
+        return np.mean(np.where(ytr[va] > 0, 1.0 - prob, prob))
+
+    h = 1e-5
+    for name in kernel.space.names:
+        up, down = dict(params), dict(params)
+        up[name] *= np.exp(h)
+        down[name] *= np.exp(-h)
+        fd = (frozen(up) - frozen(down)) / (2 * h)
+        assert fd == pytest.approx(g[name], rel=1e-6, abs=1e-10)
