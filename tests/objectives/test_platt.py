@@ -204,7 +204,7 @@ def test_approx_gradient_is_the_derivative_with_alpha_b_and_the_sigmoid_held_fix
     bound = PlattError(C=3.0, gradient="approx").bind(Xtr, ytr, kernel=kernel)
     _, g = bound.gradient(params)
     state = bound._last[1]  # noqa: SLF001
-    (tr, va), alpha = bound.folds[0], state.alphas[0]
+    (_tr, va), alpha = bound.folds[0], state.alphas[0]
     b, A, B = state.results[0].b, state.sigmoid.A, state.sigmoid.B
     sv = np.flatnonzero(alpha > 0)
 
