@@ -61,6 +61,19 @@ class PreparedKernel(ABC):
             skipped = int(ok.sum())
         return K @ W, self.n_kernel_evals - skipped
 
+    def gram_gradient(self, params: Mapping[str, float]) -> dict[str, NDArray[np.float64]]:
+        """Derivatives of the Gram matrix with respect to each parameter (natural units).
+
+        ``out[name][i, j] = d k_params(X[i], Z[j]) / d params[name]``, one matrix per parameter
+        of the model's space (none for a model without parameters). Gradient-based objectives
+        (the Platt empirical error) chain it with ``d value / d K``; multiply by the parameter's
+        value for the derivative with respect to its logarithm.
+        """
+        return self._gram_gradient(self.model.check_params(params))
+
+    def _gram_gradient(self, params: dict[str, float]) -> dict[str, NDArray[np.float64]]:
+        raise NotImplementedError(f"{self.model!r} provides no Gram-matrix derivatives")
+
     @property
     def n_kernel_evals(self) -> int:
         """Kernel evaluations one :meth:`gram` call costs (entries of the matrix)."""

@@ -48,6 +48,18 @@ class _PreparedAnisotropicRBF(PreparedKernel):
         D = squared_distances(self.X * scale, None if self.Z is None else self.Z * scale)
         return scaled_exp(D, 1.0, out=D)
 
+    def _gram_gradient(self, params: dict[str, float]) -> dict[str, NDArray[np.float64]]:
+        # d/dgamma_f exp(-sum_g gamma_g (x_g - z_g)^2) = -(x_f - z_f)^2 K
+        K = self._gram(params)
+        Z = self.X if self.Z is None else self.Z
+        out = {}
+        for f, name in enumerate(self._names):
+            diff = np.subtract.outer(self.X[:, f], Z[:, f])
+            np.multiply(diff, diff, out=diff)
+            np.multiply(diff, K, out=diff)
+            out[name] = np.negative(diff, out=diff)
+        return out
+
     @property
     def nbytes(self) -> int:
         return int(self.X.nbytes + (0 if self.Z is None else self.Z.nbytes))

@@ -23,6 +23,9 @@ class _PreparedLinear(PreparedKernel):
     def _gram(self, params: dict[str, float]) -> NDArray[np.float64]:
         return self.G.copy()
 
+    def _gram_gradient(self, params: dict[str, float]) -> dict[str, NDArray[np.float64]]:
+        return {}
+
     @property
     def nbytes(self) -> int:
         return int(self.G.nbytes)

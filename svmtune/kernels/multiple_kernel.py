@@ -109,6 +109,37 @@ class _PreparedMultipleKernel(PreparedKernel):
         ]
         return weighted_exp_sum(terms)
 
+    def _base_kernel(self, r: int, gammas: list[float]) -> NDArray[np.float64]:
+        """Base kernel ``r`` (unweighted) on these rows and columns."""
+        model = self._model
+        if self.mode == "bank":
+            return self.mats[r]
+        return scaled_exp(self.mats[model._base_groups[r]], gammas[r])
+
+    def _gram_gradient(self, params: dict[str, float]) -> dict[str, NDArray[np.float64]]:
+        """``dK/dmu``: the sum of the base kernels ``mu`` weighs; ``dK/dgamma``: the sum over the
+        base kernels of its groups of ``-mu_r D_t exp(-gamma D_t)``."""
+        model = self._model
+        weights, gammas = model._weights_gammas(params)
+        out: dict[str, NDArray[np.float64]] = {}
+        R = model.n_base_kernels
+        if self.mode == "sum":  # form "common": K = mu * K0
+            out["mu"] = self.mats[0].copy()
+            return out
+        weight_of = (
+            ["mu"] * R if model.form in ("common", "common_width") else list(model._weight_names)
+        )
+        for r in range(R):
+            B = self._base_kernel(r, gammas)
+            name = weight_of[r]
+            out[name] = B.copy() if name not in out else out[name] + B
+            if model.form in _TUNED_WIDTHS:
+                t = model._base_groups[r]
+                gname = "gamma" if model.form == "common_width" else f"gamma_{t}"
+                dB = -weights[r] * self.mats[t] * B
+                out[gname] = dB if gname not in out else out[gname] + dB
+        return out
+
     @property
     def n_kernel_evals(self) -> int:
         """Base-kernel entries one Gram combines: ``R * n_rows * n_cols``."""

@@ -32,6 +32,12 @@ class _PreparedRBF(PreparedKernel):
     def _gram(self, params: dict[str, float]) -> NDArray[np.float64]:
         return scaled_exp(self.D, params["gamma"])
 
+    def _gram_gradient(self, params: dict[str, float]) -> dict[str, NDArray[np.float64]]:
+        # d/dgamma exp(-gamma D) = -D exp(-gamma D)
+        K = scaled_exp(self.D, params["gamma"])
+        np.multiply(K, self.D, out=K)
+        return {"gamma": np.negative(K, out=K)}
+
     def weighted_sums(
         self, params: Mapping[str, float], W: NDArray[np.float64], *, skip: int | None = None
     ) -> tuple[NDArray[np.float64], int]:

@@ -16,3 +16,6 @@ __all__ = [
     "Outcome",
     "Status",
 ]
+from svmtune.objectives.platt import PlattError  # noqa: E402
+
+__all__ += ["PlattError"]

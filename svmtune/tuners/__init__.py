@@ -13,3 +13,7 @@ __all__ = [
     "Tuner",
     "TuningResult",
 ]
+from svmtune.tuners.gradient_descent import GradientDescent  # noqa: E402
+from svmtune.tuners.incremental import IncrementalGradient  # noqa: E402
+
+__all__ += ["GradientDescent", "IncrementalGradient"]

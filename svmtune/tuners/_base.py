@@ -13,7 +13,7 @@ import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -25,7 +25,7 @@ from svmtune._validation import as_rng
 from svmtune.classifier import KernelExpansion
 from svmtune.kernels._base import KernelModel
 from svmtune.objectives._base import BoundObjective, Objective, Stopwatch
-from svmtune.objectives._evaluation import Cost, Evaluation
+from svmtune.objectives._evaluation import Cost, Evaluation, FrozenParams
 from svmtune.space import SearchSpace
 
 __all__ = ["BudgetExhausted", "Evaluator", "Tuner", "TuningResult"]
@@ -70,6 +70,11 @@ class TuningResult:
         return len(self.trace)
 
 
+#: Evaluation ``info`` entries that become trace columns when some evaluation has them
+#: (gradient tuners record the gradient norm, incremental learning the working-set size).
+TRACE_INFO = ("grad_norm", "working_set")
+
+
 def trace_frame(
     evaluations: Sequence[Evaluation], space: SearchSpace, setup: Cost | None = None
 ) -> pd.DataFrame:
@@ -95,7 +100,10 @@ def trace_frame(
             cum_iterations=cum.iterations,
             best_value=best,
         )
+        for key in TRACE_INFO:
+            row[key] = ev.info.get(key, np.nan)
         rows.append(row)
+    extra = [k for k in TRACE_INFO if any(k in ev.info for ev in evaluations)]
     columns = [
         "eval",
         *(f"param_{n}" for n in space.names),
@@ -110,6 +118,7 @@ def trace_frame(
         "cum_kernel_evals",
         "cum_iterations",
         "best_value",
+        *extra,
     ]
     return pd.DataFrame(rows, columns=columns)
 
@@ -133,10 +142,59 @@ class Evaluator:
         self.memo: dict[tuple[tuple[str, float], ...], Evaluation] = {}
         self.stopped_by = "converged"
         self.incumbent: Evaluation | None = None
+        self.incumbent_final = False
+        self.grads: dict[tuple[tuple[str, float], ...], dict[str, float]] = {}
 
-    def set_incumbent(self, evaluation: Evaluation) -> None:
-        """Name the strategy's own answer (an evaluation made in this run)."""
+    def set_incumbent(self, evaluation: Evaluation, *, final: bool = False) -> None:
+        """Name the strategy's own answer (an evaluation made in this run).
+
+        With ``final=True`` it is the answer whatever its value (incremental learning's values
+        on growing working sets are not comparable with each other).
+        """
         self.incumbent = evaluation
+        self.incumbent_final = final
+
+    def check_budget(self) -> None:
+        """Raise :class:`BudgetExhausted` if no further evaluation may start."""
+        if self.max_evals is not None and len(self.evaluations) >= self.max_evals:
+            self.stopped_by = "max_evals"
+            raise BudgetExhausted
+        if self.max_seconds is not None and time.perf_counter() - self.t0 >= self.max_seconds:
+            self.stopped_by = "max_seconds"
+            raise BudgetExhausted
+
+    def record(self, evaluation: Evaluation) -> None:
+        """Record an evaluation the strategy made itself (not memoised: e.g. on a working set).
+        Call :meth:`check_budget` before making it."""
+        self.evaluations.append(evaluation)
+
+    def gradient(self, params: Mapping[str, float]) -> tuple[Evaluation, dict[str, float]]:
+        """The evaluation at ``params`` and the objective's gradient there (search coordinates).
+
+        Counts against the budget like ``evaluate``; at a point evaluated before, the earlier
+        record is kept and the gradient's cost is added to it (one row per point in the trace,
+        cumulative costs stay honest). Needs an objective with ``has_gradient``.
+        """
+        checked = self.bound.space.check(params)
+        key = tuple(sorted(checked.items()))
+        if key in self.grads:
+            return self.memo[key], self.grads[key]
+        if key not in self.memo:
+            self.check_budget()
+        ev, grad = self.bound.gradient(checked)
+        old = self.memo.get(key)
+        if old is not None:
+            merged = replace(
+                old, cost=old.cost + ev.cost, info=FrozenParams({**old.info, **ev.info})
+            )
+            i = next(j for j, e in enumerate(self.evaluations) if e is old)
+            self.evaluations[i] = merged
+            ev = merged
+        else:
+            self.evaluations.append(ev)
+        self.memo[key] = ev
+        self.grads[key] = dict(grad)
+        return ev, self.grads[key]
 
     def best(self) -> Evaluation:
         """The incumbent if it ties the lowest value, else the first lowest-valued evaluation."""
@@ -144,6 +202,8 @@ class Evaluator:
         if not ok:
             first = self.evaluations[0].error if self.evaluations else None
             raise RuntimeError(f"every evaluation failed; first error: {first}")
+        if self.incumbent is not None and self.incumbent_final and self.incumbent.ok:
+            return self.incumbent
         best = min(ok, key=lambda e: e.value)  # min keeps the first on ties
         if self.incumbent is not None and self.incumbent.ok and self.incumbent.value <= best.value:
             return self.incumbent
@@ -159,12 +219,7 @@ class Evaluator:
             if key in self.memo:
                 out.append(self.memo[key])
                 continue
-            if self.max_evals is not None and len(self.evaluations) >= self.max_evals:
-                self.stopped_by = "max_evals"
-                raise BudgetExhausted
-            if self.max_seconds is not None and time.perf_counter() - self.t0 >= self.max_seconds:
-                self.stopped_by = "max_seconds"
-                raise BudgetExhausted
+            self.check_budget()
             ev = self.bound.evaluate(checked)
             self.memo[key] = ev
             self.evaluations.append(ev)

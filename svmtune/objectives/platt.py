@@ -1,0 +1,550 @@
+"""Platt's empirical error (Ayat, Cheriet, Suen; Adankon, Cheriet, Ayat) and its gradients.
+
+Train the soft-margin SVM on the training part, fit Platt's sigmoid
+``p = 1 / (1 + exp(A f + B))`` to the decision values ``f`` of the validation part (Lin, Lin
+and Weng's Newton method, :func:`~svmtune.solvers.sigmoid.fit_sigmoid`), and return the mean
+empirical error ``E = mean_i |t_i - p_i|`` with ``t_i = (y_i + 1) / 2`` (Adankon et al.,
+eq. 2-4). Unlike the other objectives it has a gradient, so it can tune many kernel parameters
+at once (one width per feature, one weight per kernel).
+
+Gradients (in the search space's coordinates: ``d E / d log theta`` for a log-scaled parameter)
+------------------------------------------------------------------------------------------
+With ``z_i = A f_i + B``, ``dE/dz_i = y_i p_i (1 - p_i) / N``, so ``dE/df_i = A dE/dz_i``
+(their eq. 5), and ``f_i = sum_j beta_j K_ij + b`` with ``beta_j = alpha_j y_j``.
+
+``gradient="full"``
+    ``df/dtheta = dK/dtheta beta + K dbeta/dtheta + db/dtheta`` (eq. 6). ``dbeta``, ``db``
+    come from differentiating the KKT conditions of the free support vectors ``F``
+    (``f(x_i) = y_i``), with the bounded ones ``B`` held at ``C`` (Chapelle et al.'s eq. 7-8,
+    written in ``beta``)::
+
+        [K_FF 1] [dbeta_F]   [-(dK beta)_F - K_FB dbeta_B]
+        [1'   0] [db     ] = [-1' dbeta_B                ]
+
+    solved by a symmetric-indefinite factorisation (``scipy.linalg.solve(assume_a="sym")``),
+    never an inverse; ``dbeta_B = 0`` for a kernel parameter and ``y_B C`` for ``log C``. The
+    sigmoid's ``(A, B)`` depend on ``theta`` too (they minimise the cross-entropy of the
+    decision values): their derivative comes from the implicit-function theorem on the 2 x 2
+    Newton system, so the full gradient is the derivative of ``E`` itself (checked against
+    finite differences in the tests, with the active set fixed).
+``gradient="approx"``
+    Eq. 9: ``df/dtheta = dK/dtheta beta``, with ``alpha``, ``b``, ``A`` and ``B`` held fixed:
+    no linear system. It has no term in ``C`` (``C`` acts only through ``alpha``), so asking
+    for it while ``C`` is searched raises ValueError: fix ``C`` (``PlattError(C=10.0)``) or use
+    the full gradient.
+"""
+
+from __future__ import annotations
+
+import traceback
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.linalg
+from numpy.typing import ArrayLike, NDArray
+
+from svmtune.classifier import KernelExpansion
+from svmtune.datasets import holdout_indices, stratified_kfold
+from svmtune.kernels._base import KernelModel, PreparedKernel
+from svmtune.objectives._base import BoundObjective, Objective, Outcome, Stopwatch
+from svmtune.objectives._evaluation import Evaluation, Status
+from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET, FullGram, check_gram
+from svmtune.solvers.sigmoid import Sigmoid, fit_sigmoid, sigmoid_targets
+from svmtune.solvers.smo import SMO, SMOResult, decision_from_gradient, feasible_start
+from svmtune.space import SearchSpace
+from svmtune.svc import expansion_from_solution
+
+__all__ = ["PlattError"]
+
+GRADIENTS = ("full", "approx")
+Seed = int | np.random.SeedSequence | np.random.Generator | None
+
+
+def _block(
+    K: NDArray[np.float64], pos: NDArray[np.intp] | None, r: NDArray[np.intp], c: NDArray[np.intp]
+) -> NDArray[np.float64]:
+    """``K[r, c]`` for indices of bound points; ``pos`` maps them to ``K``'s rows (None: same)."""
+    if pos is None:
+        return K[np.ix_(r, c)]
+    return K[np.ix_(pos[r], pos[c])]
+
+
+def _solve_bordered(M: NDArray[np.float64], rhs: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Solve the symmetric bordered system by an LDL' (Bunch-Kaufman) factorisation; when the
+    Gram block is numerically singular (more free support vectors than the kernel's numerical
+    rank), take the least-squares solution from an SVD instead: the system is consistent and
+    every solution gives the same decision-value derivatives (a null vector of ``K_FF`` has
+    zero norm in feature space, so it changes no decision value)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", scipy.linalg.LinAlgWarning)
+        try:
+            return np.asarray(scipy.linalg.solve(M, rhs, assume_a="sym", check_finite=False))
+        except (scipy.linalg.LinAlgWarning, np.linalg.LinAlgError):
+            pass
+    sol, *_ = scipy.linalg.lstsq(M, rhs, cond=1e-12, check_finite=False)
+    return np.asarray(sol)
+
+
+class PlattError(Objective):
+    """Platt's empirical error ``E = mean |t_i - p_i|`` on validation data, with gradients.
+
+    Parameters
+    ----------
+    validation : float, int or array of int, default 0.3
+        A float in (0, 1): the fraction of each class held out for validation (stratified, as
+        in the paper). An int ``k >= 2``: k stratified folds; every point's decision value
+        comes from the fold that leaves it out (as libsvm does for its probabilities) and one
+        sigmoid is fitted to them all (``k`` trainings per evaluation). An array: the row
+        indices of the validation part (the rest is trained on).
+    gradient : {"full", "approx"}, default "full"
+        Which derivative :meth:`BoundObjective.gradient` returns (module notes).
+    C : float, optional
+        Fix the regularization constant instead of tuning it (then it is not in the search
+        space). Needed by ``gradient="approx"``, which has no term in ``C``.
+    random_state : int, SeedSequence, Generator or None, default 0
+        Seed of the holdout or fold assignment.
+    tol : float, default 1e-3
+        SMO's KKT-gap tolerance.
+    sigmoid_tol : float, default 1e-10
+        Gradient tolerance of the sigmoid fit (Newton converges quadratically: a tight fit
+        costs one or two more iterations and makes ``E`` smooth in ``theta``).
+    warm_start : bool, default True
+        Start SMO from the previous evaluation's ``alpha`` (made feasible for the new ``C``):
+        gradient tuners move in small steps, so this saves most iterations.
+    max_iter : int, optional
+        SMO iteration limit per training.
+    memory_budget : int, default 512 MiB
+        Bytes the kernel statistics and the Gram matrix over all bound points may take
+        (``16 n^2``); beyond it ``bind`` raises ValueError.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import PlattError
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (40, 2)), rng.normal(1, 1, (40, 2))])
+    >>> y = np.repeat([-1.0, 1.0], 40)
+    >>> bound = PlattError(validation=0.3).bind(X, y, kernel=RBF())
+    >>> ev, grad = bound.gradient({"C": 1.0, "gamma": 0.5})
+    >>> 0.0 <= ev.value <= 1.0, sorted(grad)
+    (True, ['C', 'gamma'])
+    """
+
+    needs_C: ClassVar[bool] = True
+    has_gradient: ClassVar[bool] = True
+    min_per_class: ClassVar[int] = 2
+
+    def __init__(
+        self,
+        *,
+        validation: float | int | ArrayLike = 0.3,
+        gradient: str = "full",
+        C: float | None = None,
+        random_state: Seed = 0,
+        tol: float = 1e-3,
+        sigmoid_tol: float = 1e-10,
+        warm_start: bool = True,
+        max_iter: int | None = None,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
+    ) -> None:
+        self.validation = validation
+        self.gradient = gradient
+        self.C = C
+        self.random_state = random_state
+        self.tol = tol
+        self.sigmoid_tol = sigmoid_tol
+        self.warm_start = warm_start
+        self.max_iter = max_iter
+        self.memory_budget = memory_budget
+
+    def search_space(self, kernel: KernelModel) -> SearchSpace:
+        if self.C is not None:
+            if not isinstance(kernel, KernelModel):
+                raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
+            return kernel.space
+        return super().search_space(kernel)
+
+    def _folds(self, y: NDArray[np.float64]) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+        v = self.validation
+        n = y.shape[0]
+        seed = np.random.SeedSequence() if self.random_state is None else self.random_state
+        if isinstance(v, bool):
+            raise ValueError(f"validation must be a fraction, a fold count or indices; got {v!r}")
+        if isinstance(v, float):
+            if not 0.0 < v < 1.0:
+                raise ValueError(f"validation as a fraction must lie in (0, 1); got {v!r}")
+            tr, va = holdout_indices(y, seed, test_size=v)
+            folds = [(np.asarray(tr), np.asarray(va))]
+        elif isinstance(v, int | np.integer):
+            if v < 2:
+                raise ValueError(f"validation as a number of folds must be >= 2; got {v!r}")
+            folds = [(np.asarray(a), np.asarray(b)) for a, b in stratified_kfold(y, int(v), seed)]
+        else:
+            idx = np.asarray(v)
+            if idx.ndim != 1 or idx.size == 0 or not np.issubdtype(idx.dtype, np.integer):
+                raise ValueError(
+                    "validation as indices must be a non-empty 1-d integer array; "
+                    f"got {np.asarray(v)!r}"
+                )
+            va = np.unique(idx)
+            if va[0] < 0 or va[-1] >= n:
+                raise ValueError(f"validation indices must lie in [0, {n}); got {va[0]}..{va[-1]}")
+            tr = np.setdiff1d(np.arange(n), va)
+            folds = [(tr, va)]
+        for f, (tr, va) in enumerate(folds):
+            for part, idx in (("training", tr), ("validation", va)):
+                classes = np.unique(y[idx])
+                if classes.size < 2:
+                    which = f"part {f}" if len(folds) > 1 else "part"
+                    raise ValueError(
+                        f"the {part} {which} holds one class only ({classes.tolist()}, "
+                        f"{idx.size} points); it needs both -1 and +1"
+                    )
+        return folds
+
+    def _bind(
+        self,
+        X: NDArray[np.float64],
+        y: NDArray[np.float64],
+        kernel: KernelModel,
+        space: SearchSpace,
+    ) -> _BoundPlattError:
+        if self.gradient not in GRADIENTS:
+            raise ValueError(f"gradient must be one of {GRADIENTS}; got {self.gradient!r}")
+        if self.C is not None:
+            if kernel.includes_scale:
+                raise ValueError(
+                    f"C={self.C!r} cannot be fixed: {kernel!r} carries its own scale (C = 1)"
+                )
+            if not (isinstance(self.C, int | float) and np.isfinite(self.C) and self.C > 0):
+                raise ValueError(f"C must be a positive finite number; got {self.C!r}")
+        if not (isinstance(self.sigmoid_tol, int | float) and self.sigmoid_tol > 0):
+            raise ValueError(f"sigmoid_tol must be a positive number; got {self.sigmoid_tol!r}")
+        n = X.shape[0]
+        if 16 * n * n > self.memory_budget:
+            raise ValueError(
+                f"{n} points need {16 * n * n} bytes for the kernel statistics and the Gram "
+                f"matrix; memory_budget={self.memory_budget} (raise it, or subsample)"
+            )
+        solver = SMO(
+            tol=self.tol,
+            max_iter=self.max_iter,
+            memory_budget=self.memory_budget,
+            check_kernel=False,
+        )
+        solver._check_options()
+        folds = self._folds(y)
+        bound = _BoundPlattError(self, X, y, kernel, space, folds, solver)
+        if len(folds) > 1:
+            bound.prepared = kernel.prepare(X)
+        else:
+            tr, va = folds[0]
+            bound.prepared_tt = kernel.prepare(X[tr])
+            bound.prepared_vt = kernel.prepare(X[va], X[tr])
+        return bound
+
+    def __repr__(self) -> str:
+        extra = "" if self.C is None else f", C={self.C!r}"
+        return f"PlattError(validation={self.validation!r}, gradient={self.gradient!r}{extra})"
+
+
+@dataclass
+class _State:
+    """One evaluation: the solves, the pooled validation decision values, the sigmoid."""
+
+    grams: list[tuple[NDArray[np.float64], NDArray[np.intp] | None]]  # per fold: K, row map
+    results: list[SMOResult]  # per fold, over the rows of its Gram matrix
+    alphas: list[NDArray[np.float64]]  # per fold, over all bound points
+    active: list[NDArray[np.intp]]  # per fold, the rows trained on (all bound points' indices)
+    f: NDArray[np.float64]  # pooled validation decision values, fold order
+    yv: NDArray[np.float64]
+    sigmoid: Sigmoid
+    p: NDArray[np.float64]
+    value: float
+    kernel_evals: int
+    iterations: int
+
+
+class _BoundPlattError(BoundObjective):
+    objective: PlattError
+
+    def __init__(
+        self,
+        objective: PlattError,
+        X: NDArray[np.float64],
+        y: NDArray[np.float64],
+        kernel: KernelModel,
+        space: SearchSpace,
+        folds: list[tuple[NDArray[np.intp], NDArray[np.intp]]],
+        solver: SMO,
+    ) -> None:
+        super().__init__(objective, X, y, kernel, space)
+        self.folds = folds
+        self.solver = solver
+        # kernel statistics: over all points (k folds), or training x training and
+        # validation x training (holdout); set by PlattError._bind
+        self.prepared: PreparedKernel
+        self.prepared_tt: PreparedKernel
+        self.prepared_vt: PreparedKernel
+        self._alpha: list[NDArray[np.float64] | None] = [None] * len(folds)
+        self._last: tuple[Any, _State] | None = None
+        self.validation_index = np.concatenate([va for _, va in folds])
+
+    # -- parameters -------------------------------------------------------------------------
+    def C(self, params: Mapping[str, float]) -> float:
+        if self.objective.C is not None:
+            return float(self.objective.C)
+        return super().C(params)
+
+    @property
+    def training_index(self) -> NDArray[np.intp]:
+        """Rows the SVM is trained on (the training part; for k folds, every row)."""
+        return np.unique(np.concatenate([tr for tr, _ in self.folds]))
+
+    # -- evaluation ----------------------------------------------------------------------------
+    def _key(self, params: Mapping[str, float], working: NDArray[np.intp] | None) -> Any:
+        wk = None if working is None else (working.size, hash(working.tobytes()))
+        return (tuple(sorted(params.items())), wk)
+
+    def _solve(self, params: Mapping[str, float], working: NDArray[np.intp] | None) -> _State:
+        key = self._key(params, working)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
+        C = self.C(params)
+        kp = self.kernel_params(params)
+        name = f"Gram matrix of {self.kernel!r} at {kp}"
+        y = self.y
+        n = self.n_samples
+        evals = 0
+        results, alphas, grams, actives, fs = [], [], [], [], []
+        iterations = 0
+        if len(self.folds) > 1:
+            # k folds: one Gram matrix over all points, each fold solves on its rows
+            K = self.prepared.gram(kp)
+            check_gram(K, name=name)
+            store = FullGram(K, check=False)
+            evals += n * n
+        for i, (tr, va) in enumerate(self.folds):
+            prev = self._alpha[i]
+            if len(self.folds) > 1:
+                pos, Kf, Sf, act, loc_va = None, K, store, tr, va
+                yl = y
+            else:
+                # holdout: the blocks the SVM and its validation decision values need, over the
+                # training rows (or the working set) S and the validation rows V: K_SS and
+                # K_VS, not K_VV
+                act_g = tr if working is None else np.intersect1d(tr, working)
+                if np.unique(y[act_g]).size < 2:
+                    raise ValueError(
+                        f"the working set ({act_g.size} points) must hold both classes"
+                    )
+                if working is None:
+                    K_SS, K_VS = self.prepared_tt.gram(kp), self.prepared_vt.gram(kp)
+                else:
+                    K_SS = self.kernel.prepare(self.X[act_g]).gram(kp)
+                    K_VS = self.kernel.prepare(self.X[va], self.X[act_g]).gram(kp)
+                check_gram(K_SS, name=name)
+                if not np.all(np.isfinite(K_VS)):
+                    raise ValueError(f"{name} has a non-finite entry between validation points")
+                s, m = act_g.size, act_g.size + va.size
+                evals += s * m
+                Kf = np.zeros((m, m))
+                Kf[:s, :s] = K_SS
+                Kf[s:, :s] = K_VS
+                Kf[:s, s:] = K_VS.T
+                Sf = FullGram(Kf, check=False)
+                rows = np.concatenate([act_g, va])
+                pos = np.full(n, -1, dtype=np.intp)
+                pos[rows] = np.arange(m)
+                act, loc_va = np.arange(s), np.arange(s, m)
+                yl = y[rows]
+            alpha0 = None
+            if self.objective.warm_start and prev is not None:
+                start = prev if pos is None else prev[rows]
+                alpha0 = feasible_start(start, yl, C, active=act)
+            res = self.solver.solve(yl, C=C, gram=Sf, active=act, alpha0=alpha0)
+            alpha = res.alpha
+            if pos is not None:
+                alpha = np.zeros(n)
+                alpha[rows] = res.alpha
+            self._alpha[i] = alpha
+            results.append(res)
+            alphas.append(alpha)
+            grams.append((Kf, pos))
+            actives.append(act if pos is None else act_g)
+            iterations += res.iterations
+            fs.append(decision_from_gradient(res.gradient[loc_va], y[va], res.b))
+        f = np.concatenate(fs)
+        yv = y[self.validation_index]
+        sig = fit_sigmoid(f, yv, tol=float(self.objective.sigmoid_tol))
+        p = sig(f)
+        value = float(np.mean(np.where(yv > 0, 1.0 - p, p)))
+        state = _State(grams, results, alphas, actives, f, yv, sig, p, value, evals, iterations)
+        self._last = (key, state)
+        return state
+
+    def _info(self, state: _State) -> dict[str, Any]:
+        n_sv = sum(int(np.count_nonzero(a)) for a in state.alphas)
+        return {
+            "A": state.sigmoid.A,
+            "B": state.sigmoid.B,
+            "support_vectors": n_sv / len(state.results),
+            "validation_error": float(np.mean(np.where(state.f >= 0, 1.0, -1.0) != state.yv)),
+            "converged": all(r.converged for r in state.results),
+        }
+
+    def _evaluate(self, params: dict[str, float]) -> Outcome:
+        state = self._solve(params, None)
+        return Outcome(state.value, state.kernel_evals, state.iterations, self._info(state))
+
+    def evaluate_on(
+        self,
+        params: Mapping[str, float],
+        *,
+        working_set: ArrayLike | None = None,
+        gradient: bool = False,
+    ) -> tuple[Evaluation, dict[str, float] | None]:
+        """Evaluate (and optionally differentiate) with the SVM trained on ``working_set`` only.
+
+        ``working_set`` (row indices; intersected with each training part) is how incremental
+        learning trains on a growing subset of the training part; None trains on all of it.
+        Returns the evaluation (FAILED, with NaN gradient entries, on a numerical failure) and
+        the gradient (None unless asked). A repeated call at the same point and working set
+        reuses the solve, so the evaluation's cost is then the gradient's alone.
+        """
+        checked = self.space.check(params)
+        working = None if working_set is None else np.unique(np.asarray(working_set, dtype=np.intp))
+        if gradient and self.objective.gradient == "approx" and "C" in self.space:
+            raise ValueError(
+                "gradient='approx' has no derivative in C (eq. 9 holds alpha fixed, and C acts "
+                "only through alpha): fix C with PlattError(C=...) or use gradient='full'"
+            )
+        watch = Stopwatch()
+        fresh = self._last is None or self._last[0] != self._key(checked, working)
+        try:
+            state = self._solve(checked, working)
+            grads, evals = self._gradient(checked, state) if gradient else (None, 0)
+        except (ArithmeticError, np.linalg.LinAlgError, RuntimeError, MemoryError) as exc:
+            warnings.warn(
+                f"{self.objective.name} failed at {checked}: {exc!r}", RuntimeWarning, stacklevel=2
+            )
+            ev = Evaluation(
+                checked,
+                float("nan"),
+                Status.FAILED,
+                watch.cost(),
+                error="".join(traceback.format_exception_only(exc)).strip(),
+            )
+            return ev, ({n: float("nan") for n in self.space.names} if gradient else None)
+        info = self._info(state)
+        if working is not None:
+            info["working_set"] = int(working.size)
+        if grads is not None:
+            info["grad_norm"] = float(np.sqrt(sum(g * g for g in grads.values())))
+        kev = (state.kernel_evals if fresh else 0) + evals
+        its = state.iterations if fresh else 0
+        ev = Evaluation(checked, state.value, Status.OK, watch.cost(kev, its), info=info)
+        return ev, grads
+
+    def gradient(self, params: Mapping[str, float]) -> tuple[Evaluation, dict[str, float]]:
+        ev, grads = self.evaluate_on(params, gradient=True)
+        assert grads is not None
+        return ev, grads
+
+    def decision_values(self) -> tuple[NDArray[np.intp], NDArray[np.float64]]:
+        """The rows trained on (first part) and their decision values at the last evaluation
+        (the margin test of incremental learning)."""
+        if self._last is None:
+            raise RuntimeError("no evaluation yet")
+        state = self._last[1]
+        act = state.active[0]
+        pos = state.grams[0][1]
+        loc = act if pos is None else pos[act]
+        res = state.results[0]
+        return act, decision_from_gradient(res.gradient[loc], self.y[act], res.b)
+
+    # -- the derivative ---------------------------------------------------------------------
+    def _gradient(self, params: dict[str, float], state: _State) -> tuple[dict[str, float], int]:
+        full = self.objective.gradient == "full"
+        names = list(self.space.names)
+        knames = list(self.kernel.space.names)
+        y = self.y
+        N = state.f.size
+        A = state.sigmoid.A
+        d2 = state.p * (1.0 - state.p)
+        dEdz = state.yv * d2 / N
+        dEdf = A * dEdz
+        C = self.C(params)
+        C_searched = "C" in self.space
+        # columns: parameters in `names` order; rows: pooled validation points
+        D = np.zeros((N, len(names)))
+        evals = 0
+        start = 0
+        for (_tr, va), alpha, (Kf, pos) in zip(self.folds, state.alphas, state.grams, strict=True):
+            rows_v = slice(start, start + va.size)
+            start += va.size
+            S = np.flatnonzero(alpha > 0.0)
+            if S.size == 0:
+                continue
+            beta_S = alpha[S] * y[S]
+            if full:
+                F = S[alpha[S] < C]
+                Bd = S[alpha[S] >= C]
+            else:
+                F = np.empty(0, dtype=np.intp)
+                Bd = S
+            R = np.concatenate([va, F])
+            prep = self.kernel.prepare(self.X[R], self.X[S])
+            dK = prep.gram_gradient(self.kernel_params(params)) if knames else {}
+            evals += prep.n_kernel_evals
+            U = np.zeros((R.size, len(names)))  # (dK beta) on rows R, per parameter
+            for j, name in enumerate(names):
+                if name in dK:
+                    scale = params[name] if self.space[name].log else 1.0
+                    U[:, j] = (dK[name] @ beta_S) * scale
+            if not full:
+                D[rows_v] = U[: va.size]
+                continue
+            # d beta_B per parameter: zero for kernel parameters, y_B (x C on a log scale) for C
+            dbetaB = np.zeros((Bd.size, len(names)))
+            if C_searched:
+                j = names.index("C")
+                dbetaB[:, j] = y[Bd] * (C if self.space["C"].log else 1.0)
+
+            dbF = np.zeros((F.size, len(names)))
+            db = np.zeros(len(names))
+            if F.size:
+                M = np.zeros((F.size + 1, F.size + 1))
+                M[:-1, :-1] = _block(Kf, pos, F, F)
+                M[:-1, -1] = 1.0
+                M[-1, :-1] = 1.0
+                rhs = np.zeros((F.size + 1, len(names)))
+                rhs[:-1] = -U[va.size :] - _block(Kf, pos, F, Bd) @ dbetaB
+                rhs[-1] = -dbetaB.sum(axis=0)
+                sol = _solve_bordered(M, rhs)
+                dbF, db = sol[:-1], sol[-1]
+            D[rows_v] = (
+                U[: va.size] + _block(Kf, pos, va, F) @ dbF + _block(Kf, pos, va, Bd) @ dbetaB + db
+            )
+        g = dEdf @ D
+        if full:
+            # (A, B) minimise the cross-entropy L of f: dAB = -H^{-1} (d grad L / d f) df.
+            f = state.f
+            t = sigmoid_targets(state.yv)
+            H = np.array([[d2 @ (f * f), d2 @ f], [d2 @ f, d2.sum()]])
+            G = np.vstack([((t - state.p) + A * d2 * f) @ D, (A * d2) @ D])
+            dAB = -scipy.linalg.solve(H, G, assume_a="pos", check_finite=False)
+            g = g + np.array([dEdz @ f, dEdz.sum()]) @ dAB
+        return {n: float(v) for n, v in zip(names, g, strict=True)}, evals
+
+    # -- the classifier -----------------------------------------------------------------------
+    def classifier(self, params: Mapping[str, float]) -> KernelExpansion:
+        """The SVM trained by SMO on all bound data at ``params``."""
+        checked = self.space.check(params)
+        kp = self.kernel_params(checked)
+        res = self.solver.solve(self.y, C=self.C(checked), kernel=self.kernel, params=kp, X=self.X)
+        return expansion_from_solution(self.kernel, kp, self.X, self.y, res)
