@@ -9,6 +9,7 @@ from svmtune.study._curve import parameter_curve
 from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
 from svmtune.study._loading import load_study, load_study_module
 from svmtune.study._method import Method
+from svmtune.study._peer import PeerMethod
 from svmtune.study._report import write_report
 from svmtune.study._results import format_summary, method_means, pareto_mask, summary_table
 from svmtune.study._storage import Storage, default_storage_url
@@ -19,6 +20,7 @@ __all__ = [
     "CellKey",
     "CellRecord",
     "Method",
+    "PeerMethod",
     "Storage",
     "Study",
     "cell_seed",
