@@ -119,8 +119,12 @@ def peers_table(results: pd.DataFrame) -> pd.DataFrame:
         for m in table.index:
             mine = per.loc[m]
             common = mine.index.intersection(ref.index)
-            ratios.append(np.exp(np.mean(np.log(ref.loc[common, "cpu_s"] / mine.loc[common, "cpu_s"]))))
-            diffs.append(100 * (mine.loc[common, "test_error"] - ref.loc[common, "test_error"]).mean())
+            ratios.append(
+                np.exp(np.mean(np.log(ref.loc[common, "cpu_s"] / mine.loc[common, "cpu_s"])))
+            )
+            diffs.append(
+                100 * (mine.loc[common, "test_error"] - ref.loc[common, "test_error"]).mean()
+            )
         table[f"{REFERENCE} CPU / CPU"] = ratios
         table[f"test error - {REFERENCE} [points]"] = diffs
     table["fits or evaluations"] = ok.groupby("method")["n_evaluations"].mean()

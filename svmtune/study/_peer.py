@@ -118,9 +118,11 @@ class PeerMethod(Method):
     def check(self) -> None:
         """ValueError if ``estimator`` is not a scikit-learn estimator or asks for workers."""
         est = self.estimator
-        missing = [a for a in ("fit", "predict", "get_params", "set_params") if not callable(
-            getattr(est, a, None)
-        )]
+        missing = [
+            a
+            for a in ("fit", "predict", "get_params", "set_params")
+            if not callable(getattr(est, a, None))
+        ]
         if isinstance(est, type) or missing:
             raise ValueError(
                 "PeerMethod needs a scikit-learn estimator instance (with fit, predict, "
