@@ -291,3 +291,15 @@ def test_check_combination_is_the_same_check_without_data() -> None:
     assert isinstance(Grid(), Tuner)
     with pytest.raises(ValueError, match="cannot be tuned by"):
         check_combination(LOOEstimate(), Bisection(param="C"), RBF())
+
+
+def test_problems_tuned_in_parallel_give_the_same_result(segment) -> None:
+    from joblib import parallel_config
+
+    Xtr, ytr, Xte, _ = segment
+    opts = {"objective": LOOEstimate(model="loo2"), "tuner": Bisection(), "random_state": 0}
+    one = TunedSVC(**opts).fit(Xtr, ytr)
+    with parallel_config(backend="threading"):
+        two = TunedSVC(n_jobs=2, **opts).fit(Xtr, ytr)
+    assert one.best_params_ == two.best_params_
+    np.testing.assert_array_equal(one.decision_function(Xte), two.decision_function(Xte))

@@ -233,3 +233,25 @@ def test_peer_cells_resume_after_sigkill_with_the_same_values(tmp_path) -> None:
     assert len(merged) == n_killed
     assert (merged["test_error"] == merged["test_error_after"]).all()
     assert set(resumed["n_evaluations"]) == {2 * 2 + 1}
+
+
+class _Slow(_Recorder):
+    def fit(self, X, y):
+        time.sleep(0.05)
+        return super().fit(X, y)
+
+
+def test_a_peer_that_overruns_the_cell_limit_is_stored_as_timeout_with_its_values() -> None:
+    study = Study(
+        "peer-timeout",
+        datasets=[blobs],
+        split=halves,
+        n_splits=1,
+        max_seconds=0.01,
+        storage="sqlite://",
+        methods={"slow": PeerMethod(_Slow())},
+    ).run()
+    row = study.results().iloc[0]
+    assert row["status"] == "timeout"
+    assert "cannot be stopped part-way" in row["error"]
+    assert 0 <= row["test_error"] <= 1 and row["n_evaluations"] == 1
