@@ -189,10 +189,11 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     multi_class : {"ovo", "ovr"}, default "ovo"
         One-vs-one or one-vs-rest for more than two classes.
     probability : bool, default False
-        Also fit Platt's sigmoid on out-of-fold decision values (5 stratified folds, the tuned
-        parameters fixed, as ``sklearn.svm.SVC(probability=True)`` and LIBSVM do) to enable
-        :meth:`predict_proba`; multi-class probabilities couple the pairwise ones (Wu, Lin and
-        Weng's second method, as LIBSVM) or normalize the one-vs-rest ones.
+        Also fit Platt's sigmoid on out-of-fold decision values (5 stratified folds, fewer if a
+        class has fewer than 5 points; the tuned parameters fixed, as LIBSVM and
+        ``sklearn.svm.SVC(probability=True)`` do) to enable :meth:`predict_proba`; multi-class
+        probabilities couple the pairwise ones (Wu, Lin and Weng's second method, as LIBSVM)
+        or normalize the one-vs-rest ones.
     random_state : int, RandomState or None, default None
         Seed of the tuner (and of an objective whose own ``random_state`` is None) and of the
         probability folds. With two classes an integer is passed on as it is (so
@@ -314,6 +315,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.problems_ = problems
         self._fitted = fitted
+        self._multi_class = self.multi_class  # what predictions follow, whatever set_params does
         names = [self._problem_name(p) for p in problems]
         traces = [f.result.trace.assign(problem=n) for f, n in zip(fitted, names, strict=True)]
         self.trace_ = pd.concat(traces, ignore_index=True)
@@ -414,7 +416,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         k = self.classes_.size
         if k == 2:
             return d[:, 0]
-        if self.multi_class == "ovr":
+        if self._multi_class == "ovr":
             return d
         votes = np.zeros((d.shape[0], k))
         conf = np.zeros((d.shape[0], k))
@@ -453,7 +455,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         k = self.classes_.size
         if k == 2:
             return np.column_stack([1.0 - p[:, 0], p[:, 0]])
-        if self.multi_class == "ovr":
+        if self._multi_class == "ovr":
             p = np.clip(p, 1e-12, None)
             return p / p.sum(axis=1, keepdims=True)
         r = np.full((d.shape[0], k, k), 0.5)
