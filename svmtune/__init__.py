@@ -19,15 +19,28 @@ _EXPORTS: dict[str, str] = {
     "Param": "svmtune.space",
     "SearchSpace": "svmtune.space",
     "Study": "svmtune.study",
+    "PeerMethod": "svmtune.study",
+    "TunedSVC": "svmtune.tuned_svc",
 }
 
-__all__ = ["SVC", "KernelExpansion", "Method", "Param", "SearchSpace", "Study", "__version__"]
+__all__ = [
+    "SVC",
+    "KernelExpansion",
+    "TunedSVC",
+    "Method",
+    "PeerMethod",
+    "Param",
+    "SearchSpace",
+    "Study",
+    "__version__",
+]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.classifier import KernelExpansion
     from svmtune.space import Param, SearchSpace
-    from svmtune.study import Method, Study
+    from svmtune.study import Method, PeerMethod, Study
     from svmtune.svc import SVC
+    from svmtune.tuned_svc import TunedSVC
 
 
 #: Sub-packages reachable as attributes (``import svmtune; svmtune.kernels.RBF``).

@@ -9,6 +9,7 @@ from svmtune.study._curve import parameter_curve
 from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
 from svmtune.study._loading import load_study, load_study_module
 from svmtune.study._method import Method
+from svmtune.study._peer import PeerMethod
 from svmtune.study._report import objective_labels, write_report
 from svmtune.study._results import (
     SummaryTable,
@@ -27,6 +28,7 @@ __all__ = [
     "CellKey",
     "CellRecord",
     "Method",
+    "PeerMethod",
     "Storage",
     "Study",
     "StudyChangedError",

@@ -26,6 +26,7 @@ from threadpoolctl import threadpool_limits
 from svmtune.objectives._evaluation import Status
 from svmtune.study._data import DatasetSpec, Splitter
 from svmtune.study._method import Method
+from svmtune.study._peer import PeerMethod, fit_peer, warm_up_peer
 
 __all__ = ["CellKey", "CellRecord", "CellTask", "run_cell", "run_payload"]
 
@@ -141,6 +142,8 @@ def run_cell(task: CellTask) -> CellRecord:
             task.protocol, task.key.split, task.split_seed, test_size=task.test_size
         )
         rec.n_train, rec.n_test = int(Xtr.shape[0]), int(Xte.shape[0])
+        if isinstance(task.method, PeerMethod):
+            return _run_peer_cell(task, rec, Xtr, ytr, Xte, yte)
         tuner, limited = _limited_tuner(task.method, task.max_seconds)
         objective = _seeded_objective(task.method, task.seed)
         # One BLAS thread per cell: parallelism is across cells, and idle BLAS threads spin,
@@ -187,6 +190,35 @@ def run_cell(task: CellTask) -> CellRecord:
         rec.error = (
             f"cell time limit of {task.max_seconds:g} s reached after {elapsed:.3g} s "
             f"({rec.n_evaluations} evaluations); values are the best found until then"
+        )
+    rec.finished_at = datetime.now(UTC)
+    return rec
+
+
+def _run_peer_cell(
+    task: CellTask, rec: CellRecord, Xtr: Any, ytr: Any, Xte: Any, yte: Any
+) -> CellRecord:
+    """A cell of a :class:`~svmtune.study._peer.PeerMethod`: warm up, fit timed, record."""
+    method = task.method
+    assert isinstance(method, PeerMethod)
+    with threadpool_limits(limits=1, user_api="blas"):
+        key = repr(method.describe())
+        if key not in _WARMED:
+            _WARMED.add(key)
+            warm_up_peer(method, Xtr, ytr)
+        out = fit_peer(method, Xtr, ytr, Xte, yte, seed=task.seed)
+    rec.test_error = out.test_error
+    rec.wall_s, rec.cpu_s = out.wall_s, out.cpu_s
+    rec.best_params = out.best_params
+    rec.objective_value = out.objective_value
+    rec.n_evaluations = out.n_fits
+    rec.stopped_by = "converged"
+    rec.trace = out.trace
+    if task.max_seconds is not None and out.wall_s > task.max_seconds:
+        rec.status = str(Status.TIMEOUT)
+        rec.error = (
+            f"cell time limit of {task.max_seconds:g} s overrun: the peer's fit took "
+            f"{out.wall_s:.3g} s (a peer cannot be stopped part-way; its values are stored)"
         )
     rec.finished_at = datetime.now(UTC)
     return rec

@@ -22,6 +22,7 @@ import json
 import math
 import os
 import socket
+import time
 import uuid
 from collections.abc import Iterable
 from datetime import UTC, datetime
@@ -269,13 +270,30 @@ class Storage:
                 if self.engine.dialect.name == "sqlite":
                     sa.event.listen(self.engine, "connect", _sqlite_pragmas)
                     sa.event.listen(self.engine, "begin", _sqlite_begin)
-            _metadata.create_all(self.engine)
-            _upgrade_schema(self.engine)
+            self._create_tables()
         except Exception as exc:
             raise ValueError(f"cannot open storage {self.display_url!r}: {exc}") from exc
 
     def __repr__(self) -> str:
         return f"Storage({self.display_url!r})"
+
+    def _create_tables(self) -> None:
+        """Create the tables unless they exist. Several workers may open a new database at once:
+        on SQLite the check and the creation run in one write transaction (``BEGIN IMMEDIATE``
+        serialises them); elsewhere a worker that loses the race retries and finds the tables."""
+        for attempt in range(5):
+            try:
+                if self.engine.dialect.name == "sqlite" and not self.in_memory:
+                    with self._write() as conn, conn.begin():
+                        _metadata.create_all(conn)
+                else:
+                    _metadata.create_all(self.engine)
+                _upgrade_schema(self.engine)
+                return
+            except sa.exc.DBAPIError:
+                if attempt == 4:
+                    raise
+                time.sleep(0.05 * (attempt + 1))
 
     def close(self) -> None:
         """Release the connections (an in-memory database stays until the process ends).

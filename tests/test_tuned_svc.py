@@ -1,0 +1,305 @@
+"""TunedSVC: the scikit-learn contract, equality with tuning by hand, multi-class, probabilities."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.calibration import _sigmoid_calibration
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.multiclass import OneVsOneClassifier, OneVsRestClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import check_estimator
+
+from svmtune import SVC, TunedSVC
+from svmtune.datasets import load
+from svmtune.datasets._load import _encoded
+from svmtune.kernels import RBF
+from svmtune.objectives import KFoldCV, LOOEstimate
+from svmtune.tuned_svc import _couple, check_combination, platt_sigmoid
+from svmtune.tuners import Bisection, Grid, Tuner
+
+SKIPPED = (
+    {"skipped"},
+    "scikit-learn runs it only with SCIPY_ARRAY_API=1 and an array-API library installed",
+)
+
+# Checks that do not pass, each with the reason, per configuration.
+NOT_PASSED = {
+    "default": {
+        "check_array_api_input": SKIPPED,
+        "check_fit2d_1feature": (
+            {"failed"},
+            "its 10 samples hold 3 of one class and the default objective, 5-fold CV, needs 5 "
+            "of each; TunedSVC raises a ValueError saying so (the check wants a message about "
+            "the number of features) rather than silently changing the objective's k",
+        ),
+    },
+    "loo3+bisection+probability": {
+        "check_array_api_input": SKIPPED,
+        "check_classifiers_train": (
+            {"passed", "failed"},
+            "as for sklearn.svm.SVC(probability=True), the probabilities coupled from the "
+            "pairwise Platt sigmoids may disagree with the one-vs-one vote on a point near a "
+            "boundary (0 or 1 of 300, depending on the random probability folds): predict "
+            "follows the vote, argmax(predict_proba) the sigmoids",
+        ),
+    },
+}
+
+CONFIGS = {
+    "default": TunedSVC(),
+    "loo3+bisection+probability": TunedSVC(
+        objective=LOOEstimate(model="loo3"), tuner=Bisection(), probability=True
+    ),
+}
+
+
+@pytest.mark.filterwarnings("ignore:Skipping check check_array_api_input")
+@pytest.mark.parametrize("config", list(CONFIGS))
+def test_scikit_learn_estimator_checks(config: str) -> None:
+    results = check_estimator(CONFIGS[config], on_fail=None)
+    assert len(results) > 40
+    expected = NOT_PASSED[config]
+    unexpected = {}
+    for r in results:
+        allowed = expected.get(r["check_name"], ({"passed"}, ""))[0]
+        if r["status"] not in allowed:
+            unexpected[r["check_name"]] = (r["status"], repr(r["exception"])[:300])
+        elif r["status"] == "failed" and r["check_name"] == "check_classifiers_train":
+            assert "Mismatched elements: 1 / 300" in str(r["exception"])
+    assert not unexpected, unexpected
+
+
+def canonical(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The row order TunedSVC tunes in: by class, then by feature values."""
+    _, codes = np.unique(y, return_inverse=True)
+    order = np.lexsort((*X.T[::-1], codes))
+    return X[order], y[order]
+
+
+@pytest.fixture(scope="module")
+def heart() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    X, y = load("heart")
+    X = StandardScaler().fit_transform(X)
+    labels = np.where(y > 0, "present", "absent")
+    return X[:180], labels[:180], X[180:], labels[180:]
+
+
+@pytest.mark.parametrize(
+    "objective, tuner",
+    [
+        (KFoldCV(k=5, random_state=None), Grid(n_points=4)),
+        (LOOEstimate(model="loo2"), Bisection()),
+    ],
+    ids=["kfold+grid", "loo2+bisection"],
+)
+def test_predictions_equal_tuning_by_hand_then_svc(heart, objective, tuner) -> None:
+    Xtr, ytr, Xte, _ = heart
+    clf = TunedSVC(objective=objective, tuner=tuner, C=2.0, random_state=7).fit(Xtr, ytr)
+    Xs, ys = canonical(Xtr, ytr)
+    yb = np.where(ys == "present", 1.0, -1.0)
+    own = copy.copy(objective)
+    if own.__dict__.get("random_state", 0) is None:
+        own.random_state = 7
+    res = tuner.tune(own, Xs, yb, kernel=RBF(), random_state=7)
+    assert clf.best_params_ == res.best_params
+    assert clf.best_score_ == res.best_value
+    assert len(clf.trace_) == len(res.trace)
+    svc = SVC(
+        C=res.best_params.get("C", 2.0), kernel_params={"gamma": res.best_params["gamma"]}
+    ).fit(Xs, ys)
+    np.testing.assert_array_equal(clf.predict(Xte), svc.predict(Xte))
+    np.testing.assert_allclose(clf.decision_function(Xte), svc.decision_function(Xte))
+    assert isinstance(clf.best_estimator_, SVC)
+    assert clf.best_estimator_.C == (res.best_params["C"] if "C" in res.best_params else 2.0)
+    assert list(clf.classes_) == ["absent", "present"]
+
+
+def test_sample_order_does_not_change_the_result(heart) -> None:
+    """k-fold CV assigns folds by position: the canonical order makes the result order-free."""
+    Xtr, ytr, Xte, _ = heart
+    perm = np.random.default_rng(3).permutation(len(ytr))
+    a = TunedSVC(tuner=Grid(n_points=3), random_state=0).fit(Xtr, ytr)
+    b = TunedSVC(tuner=Grid(n_points=3), random_state=0).fit(Xtr[perm], ytr[perm])
+    assert a.best_params_ == b.best_params_
+    np.testing.assert_array_equal(a.decision_function(Xte), b.decision_function(Xte))
+
+
+def test_pipeline_nested_cv_clone_and_pickle(heart) -> None:
+    Xtr, ytr, Xte, yte = heart
+    X, y = np.vstack([Xtr, Xte]), np.r_[ytr, yte]
+    pipe = make_pipeline(
+        StandardScaler(), TunedSVC(objective=LOOEstimate(model="loo2"), tuner=Bisection())
+    )
+    cv = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
+    scores = cross_val_score(pipe, X, y, cv=cv)
+    by_hand = [clone(pipe).fit(X[tr], y[tr]).score(X[te], y[te]) for tr, te in cv.split(X, y)]
+    np.testing.assert_array_equal(scores, by_hand)
+    assert scores.mean() > 0.7  # heart: about 17% test error for an RBF SVM
+
+    fitted = clone(pipe).fit(Xtr, ytr)
+    for loaded in (pickle.loads(pickle.dumps(fitted)), _joblib_round_trip(fitted)):
+        np.testing.assert_array_equal(loaded.predict(Xte), fitted.predict(Xte))
+        np.testing.assert_array_equal(loaded.decision_function(Xte), fitted.decision_function(Xte))
+    unfitted = clone(fitted[-1])
+    assert repr(unfitted.get_params()) == repr(fitted[-1].get_params())
+    assert not hasattr(unfitted, "best_params_")
+    Ztr, Zte = fitted[0].transform(Xtr), fitted[0].transform(Xte)
+    np.testing.assert_array_equal(unfitted.fit(Ztr, ytr).predict(Zte), fitted.predict(Xte))
+
+
+def _joblib_round_trip(est):
+    import io
+
+    buf = io.BytesIO()
+    joblib.dump(est, buf)
+    buf.seek(0)
+    return joblib.load(buf)
+
+
+@pytest.fixture(scope="module")
+def segment() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Seven classes with string labels ("1" .. "7") from the bundled segment data, 45 rows of
+    each, standardized; 30 of each to train."""
+    enc = _encoded("segment")
+    rng = np.random.default_rng(0)
+    classes = sorted(set(enc.labels.tolist()))
+    picks = [rng.choice(np.flatnonzero(enc.labels == c), 45, replace=False) for c in classes]
+    train = np.concatenate([p[:30] for p in picks])
+    test = np.concatenate([p[30:] for p in picks])
+    rng.shuffle(train)
+    scaler = StandardScaler().fit(enc.X[train])
+    y = enc.labels.astype(str)
+    return scaler.transform(enc.X[train]), y[train], scaler.transform(enc.X[test]), y[test]
+
+
+@pytest.mark.parametrize("multi_class", ["ovo", "ovr"])
+def test_multi_class_equals_scikit_learn_wrappers_of_binary_tunedsvc(segment, multi_class) -> None:
+    """Each binary problem is tuned on its own: the same as scikit-learn's OneVsOne/OneVsRest
+    wrappers around a binary TunedSVC (LOO_3 + bisection has no randomness)."""
+    Xtr, ytr, Xte, yte = segment
+    base = TunedSVC(objective=LOOEstimate(model="loo3"), tuner=Bisection(), C=10.0)
+    clf = clone(base).set_params(multi_class=multi_class).fit(Xtr, ytr)
+    wrapper = OneVsOneClassifier if multi_class == "ovo" else OneVsRestClassifier
+    ref = wrapper(clone(base)).fit(Xtr, ytr)
+    assert list(clf.classes_) == [str(c) for c in range(1, 8)]
+    n_problems = {"ovo": 21, "ovr": 7}[multi_class]
+    assert len(clf.best_params_) == n_problems and len(clf.best_estimator_) == n_problems
+    assert clf.best_params_ == [e.best_params_ for e in ref.estimators_]
+    np.testing.assert_array_equal(clf.predict(Xte), ref.predict(Xte))
+    np.testing.assert_allclose(clf.decision_function(Xte), ref.decision_function(Xte))
+    names = set(clf.trace_["problem"])
+    assert len(names) == n_problems
+    assert ("1 vs 2" if multi_class == "ovo" else "1 vs rest") in names
+    assert clf.score(Xte, yte) > 0.75  # chance is 1/7; an RBF SVM makes about 5% errors
+
+
+def test_predict_proba_only_when_asked(heart) -> None:
+    Xtr, ytr, Xte, _ = heart
+    clf = TunedSVC(objective=LOOEstimate(model="loo2"), tuner=Bisection()).fit(Xtr, ytr)
+    assert not hasattr(clf, "predict_proba")
+    with pytest.raises(AttributeError, match="has no attribute 'predict_proba'") as info:
+        clf.predict_proba(Xte)
+    assert "only when TunedSVC is built with probability=True" in str(info.value.__cause__)
+
+
+def test_predict_proba_is_platt_on_out_of_fold_decisions(heart) -> None:
+    Xtr, ytr, Xte, _ = heart
+    clf = TunedSVC(
+        objective=LOOEstimate(model="loo2"), tuner=Bisection(), probability=True, random_state=1
+    ).fit(Xtr, ytr)
+    # the same out-of-fold decision values by hand, then scikit-learn's sigmoid fit
+    Xs, ys = canonical(Xtr, ytr)
+    yb = np.where(ys == "present", 1.0, -1.0)
+    dec = np.empty(len(yb))
+    cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=1)
+    for tr, te in cv.split(Xs, yb):
+        part = SVC(C=1.0, kernel_params=clf.best_params_).fit(Xs[tr], yb[tr])
+        dec[te] = part.decision_function(Xs[te])
+    a_ref, b_ref = _sigmoid_calibration(dec, yb > 0)
+    a, b = clf._fitted[0].sigmoid
+    np.testing.assert_allclose([a, b], [a_ref, b_ref], rtol=1e-3, atol=1e-4)
+    p = clf.predict_proba(Xte)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    f = clf.decision_function(Xte)
+    np.testing.assert_allclose(p[:, 1], 1.0 / (1.0 + np.exp(a * f + b)), rtol=1e-10)
+    assert a < 0  # larger decision values: more likely the positive class
+
+
+def test_platt_sigmoid_minimizes_the_regularized_cross_entropy() -> None:
+    rng = np.random.default_rng(0)
+    f = np.r_[rng.normal(-1, 1, 50), rng.normal(1, 1, 30)]
+    y = np.r_[-np.ones(50), np.ones(30)]
+    a, b = platt_sigmoid(f, y)
+    t = np.where(y > 0, 31 / 32, 1 / 52)
+
+    def nll(a, b):
+        p = 1 / (1 + np.exp(a * f + b))
+        return -np.sum(t * np.log(p) + (1 - t) * np.log(1 - p))
+
+    best = nll(a, b)
+    for da, db in rng.normal(0, 1e-3, (50, 2)):
+        assert nll(a + da, b + db) >= best - 1e-9
+
+
+def test_pairwise_coupling_recovers_consistent_probabilities() -> None:
+    """When the pairwise probabilities come from one distribution, r_ij = p_i / (p_i + p_j),
+    Wu-Lin-Weng's coupling gives that distribution back."""
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(4), size=6)
+    r = p[:, :, None] / (p[:, :, None] + p[:, None, :])
+    np.testing.assert_allclose(_couple(r), p, atol=1e-12)
+
+
+class _NeedsGradient(Grid):
+    needs_gradient = True
+
+
+@pytest.mark.parametrize(
+    "options, match",
+    [
+        ({"objective": "loo2"}, "objective must be a svmtune Objective; got 'loo2'"),
+        ({"tuner": Bisection}, "tuner must be a svmtune Tuner"),
+        ({"kernel": "rbf"}, "kernel must be a svmtune KernelModel; got 'rbf'"),
+        (
+            {"tuner": Bisection()},
+            r"KFoldCV\(k=5\) cannot be tuned by Bisection.*one parameter.*missing \['C'\]",
+        ),
+        (
+            {"tuner": _NeedsGradient()},
+            "needs the objective's gradient and KFoldCV provides none",
+        ),
+        ({"C": -1.0}, "C must be a positive"),
+        ({"multi_class": "crammer"}, "multi_class must be 'ovo' or 'ovr'; got 'crammer'"),
+    ],
+)
+def test_bad_options_fail_at_fit_naming_the_parts(heart, options, match) -> None:
+    Xtr, ytr, _, _ = heart
+    clf = TunedSVC(**options)  # construction stores only
+    with pytest.raises(ValueError, match=match):
+        clf.fit(Xtr, ytr)
+
+
+def test_check_combination_is_the_same_check_without_data() -> None:
+    assert check_combination(LOOEstimate(), Bisection(), RBF()).names == ("gamma",)
+    assert isinstance(Grid(), Tuner)
+    with pytest.raises(ValueError, match="cannot be tuned by"):
+        check_combination(LOOEstimate(), Bisection(param="C"), RBF())
+
+
+def test_problems_tuned_in_parallel_give_the_same_result(segment) -> None:
+    from joblib import parallel_config
+
+    Xtr, ytr, Xte, _ = segment
+    opts = {"objective": LOOEstimate(model="loo2"), "tuner": Bisection(), "random_state": 0}
+    one = TunedSVC(**opts).fit(Xtr, ytr)
+    with parallel_config(backend="threading"):
+        two = TunedSVC(n_jobs=2, **opts).fit(Xtr, ytr)
+    assert one.best_params_ == two.best_params_
+    np.testing.assert_array_equal(one.decision_function(Xte), two.decision_function(Xte))
