@@ -196,3 +196,13 @@ def test_nan_input(small) -> None:
     clf = SVC().fit(X, y)
     with pytest.raises(ValueError, match="Input X contains NaN"):
         clf.predict(bad)
+
+
+@pytest.mark.parametrize("kernel", [RBF(), Linear()])
+def test_overflowing_features_are_refused_on_every_gram_path(kernel) -> None:
+    # Small sets take the fused full Gram, large low-dimensional ones rows computed in the loop:
+    # features near 1e160 overflow the distances on both, and both say so.
+    for name, rows in (("heart", None), ("banana", 1200)):
+        X, y, _, _ = real_split(name, max_rows=rows)
+        with pytest.raises(ValueError, match="overflow float64"):
+            SVC(kernel=kernel).fit(X * 1e160, y)

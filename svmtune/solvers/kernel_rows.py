@@ -13,6 +13,7 @@ from svmtune.kernels._base import KernelModel
 from svmtune.kernels.linear import Linear
 from svmtune.kernels.rbf import RBF
 from svmtune.solvers import _smo_loop
+from svmtune.solvers._rbf_gram import squared_norms
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
 
@@ -230,7 +231,7 @@ class KernelRows:
             self.kind = _smo_loop.ROWS_LINEAR
         if self.kind:
             self.points = np.ascontiguousarray(self.X, dtype=np.float64)
-            self.sq = np.ascontiguousarray(np.einsum("ij,ij->i", self.points, self.points))
+            self.sq = squared_norms(self.points)
         diag = np.asarray(kernel.diag(self.params, self.X), dtype=np.float64)
         self._evals = n
         if diag.shape != (n,) or not np.all(np.isfinite(diag)):
