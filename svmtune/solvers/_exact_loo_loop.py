@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-__all__ = ["CERTIFIED", "KKT", "MAX_ITER", "TAU", "loo_retrains"]
+__all__ = ["CERTIFIED", "CHECK_EVERY", "KKT", "MAX_ITER", "TAU", "loo_retrains"]
 
 KKT = 0
 """Status: the retrain stopped on the eps-KKT gap."""
@@ -46,6 +46,10 @@ MAX_ITER = 2
 
 TAU = 1e-12
 """Curvature used when a pair (or a coordinate of H) has none (LIBSVM's tau)."""
+
+CHECK_EVERY = 8
+"""Iterations between two evaluations of ``F(alpha, b*)`` (an O(n) partition): the bound is
+tested at the start and every ``CHECK_EVERY`` SMO steps."""
 
 MARGIN = 1e-9
 """Relative margin of the certificate: ``F < H - MARGIN (|F| + |H|)``, so rounding never
@@ -120,38 +124,21 @@ def _primal_best_b(y, C, alpha, G, r, z):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _h_step(K, diag, y, C, beta, w, r, t):  # pragma: no cover - compiled
-    """Maximise H over ``beta_t`` alone (box only) and update ``w = Q~ beta`` with row ``t``."""
+def _h_delta(diag, Kr, y, C, beta, w, r, t):  # pragma: no cover - compiled
+    """The move of ``beta_t`` that maximises H over it alone (box only), and H's gain."""
     if t == r:
-        return
-    krr = diag[r]
-    Kr = K[r]
-    q = diag[t] - 2.0 * Kr[t] + krr
+        return 0.0, 0.0
+    q = diag[t] - 2.0 * Kr[t] + diag[r]
     if q <= 0.0:
         q = TAU
-    new = beta[t] + (1.0 - w[t]) / q
+    g = 1.0 - w[t]
+    new = beta[t] + g / q
     if new < 0.0:
         new = 0.0
     elif new > C:
         new = C
     d = new - beta[t]
-    if d == 0.0:
-        return
-    beta[t] = new
-    Kt = K[t]
-    c = d * y[t]
-    ktr = Kr[t]
-    for s in range(y.shape[0]):
-        w[s] += c * y[s] * (Kt[s] - Kr[s] - ktr + krr)
-
-
-@njit(cache=True, nogil=True)
-def _dual_h(beta, w):  # pragma: no cover - compiled
-    """``H(beta) = sum beta - 1/2 beta'Q~ beta``."""
-    h = 0.0
-    for t in range(beta.shape[0]):
-        h += beta[t] * (1.0 - 0.5 * w[t])
-    return h
+    return d, d * g - 0.5 * d * d * q
 
 
 @njit(cache=True, nogil=True)
@@ -208,6 +195,7 @@ def _retrain_one(
                 need -= sub
                 _add_row(K, y, G, t, -sub * y[t])
                 rows += 1
+    H = 0.0
     if franc:
         # beta = full solution without r; w = Q~ beta from G_full and row r (already counted).
         Kr = K[r]
@@ -221,6 +209,10 @@ def _retrain_one(
         beta[r] = 0.0
         if ar == 0.0:
             rows += 1
+        for t in range(n):
+            H += beta[t] * (1.0 - 0.5 * w[t])
+    Kr = K[r]
+    krr = diag[r]
     iters = 0
     while True:
         # ---- working-set selection (LIBSVM's second order), all variables but r -------------
@@ -267,9 +259,8 @@ def _retrain_one(
         if i < 0 or j < 0 or gmax - gmin < tol:
             b = _bias(y, C, alpha, G, r)
             return yr * (G[r] + 1.0) + b, KKT, iters, rows
-        if franc:
+        if franc and iters % CHECK_EVERY == 0:
             F, bstar = _primal_best_b(y, C, alpha, G, r, z)
-            H = _dual_h(beta, w)
             if F < H - MARGIN * (abs(F) + abs(H)):
                 return yr * (G[r] + 1.0) + bstar, CERTIFIED, iters, rows
         if iters >= max_iter:
@@ -306,12 +297,29 @@ def _retrain_one(
             alpha[j] = old_j - y[j] * s
         ci = y[i] * (alpha[i] - old_i)
         cj = y[j] * (alpha[j] - old_j)
-        for t in range(n):
-            G[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
+        if not franc:
+            for t in range(n):
+                G[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
+        else:
+            # Ascend H on the two coordinates whose rows are at hand, in the same pass as G.
+            di, gain_i = _h_delta(diag, Kr, y, C, beta, w, r, i)
+            beta[i] += di
+            ei = di * y[i]
+            kir = Kr[i]
+            kij = Ki[j] - Kr[j] - kir + krr
+            w[j] += ei * y[j] * kij  # w_j after the move of beta_i, for the move of beta_j
+            dj, gain_j = _h_delta(diag, Kr, y, C, beta, w, r, j)
+            w[j] -= ei * y[j] * kij  # the pass below adds it again
+            beta[j] += dj
+            ej = dj * y[j]
+            kjr = Kr[j]
+            H += gain_i + gain_j
+            for t in range(n):
+                yt = y[t]
+                kt = Kr[t]
+                G[t] += yt * (ci * Ki[t] + cj * Kj[t])
+                w[t] += yt * (ei * (Ki[t] - kt - kir + krr) + ej * (Kj[t] - kt - kjr + krr))
         iters += 1
-        if franc:  # ascend H on the two coordinates whose rows are at hand
-            _h_step(K, diag, y, C, beta, w, r, i)
-            _h_step(K, diag, y, C, beta, w, r, j)
 
 
 _sig = types.void(
