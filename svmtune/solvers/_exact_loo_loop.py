@@ -12,7 +12,7 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   by the eps-KKT gap (``gap < tol``), the paper's baseline (``franc = False``);
 - **Franc's stop** (Algorithm 3, ``franc = True``): alongside the SMO steps, coordinate ascent on
 
-      H(beta) = sum_i beta_i - 1/2 sum_ij beta_i beta_j y_i y_j k~_ij,   0 <= beta_i <= C, beta_r = 0
+      H(beta) = sum_i beta_i - 1/2 sum_ij beta_i beta_j y_i y_j k~_ij,  0 <= beta <= C, beta_r = 0
 
   with ``k~_ij = k_ij - k_ir - k_jr + k_rr``: the dual of the primal problem constrained to
   ``f(x_r) = 0`` (the hyperplane through ``x_r`` is a bias-free SVM in the features
@@ -42,7 +42,7 @@ KKT = 0
 CERTIFIED = 1
 """Status: Franc's bound certified the sign of the left-out decision (F < H)."""
 MAX_ITER = 2
-"""Status: the retrain reached ``max_iter`` iterations first (the decision is the last iterate's)."""
+"""Status: the retrain reached ``max_iter`` iterations first (the last iterate's decision)."""
 
 TAU = 1e-12
 """Curvature used when a pair (or a coordinate of H) has none (LIBSVM's tau)."""

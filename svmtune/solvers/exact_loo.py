@@ -31,7 +31,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from svmtune._validation import check_labels, check_positive
 from svmtune.solvers import _exact_loo_loop
-from svmtune.solvers.kernel_rows import FullGram
+from svmtune.solvers.kernel_rows import FullGram, KernelRows
 from svmtune.solvers.smo import SMO, SMOResult, decision_from_gradient
 
 __all__ = ["EFFICIENCY_POINTS", "ExactLOOResult", "Stopping", "exact_loo"]
@@ -77,7 +77,9 @@ class ExactLOOResult:
         under Franc's stop, the paper's "Prec %"), ``efficiency_certified`` (of the first
         ``M`` points), ``max_iter_reached``, ``iterations`` (full solve + retrains),
         ``kernel_rows`` (kernel columns read, the paper's KerEval: two per SMO step of the
-        retrains and one per seeded variable, plus two per step of the full solve).
+        retrains and one per seeded variable, plus two per step of the full solve; rows
+        computed by the cache when ``gram`` is a KernelRows), ``kernel_evals`` (entries the row
+        cache computed during the call; 0 for a full matrix, whose cost is its maker's).
     full : SMOResult
         The solution on all points.
     """
@@ -148,11 +150,71 @@ def _retrain_chunks(
     return dec, status, iters, rows
 
 
+def _seed_without(
+    alpha: NDArray[np.float64], y: NDArray[np.float64], C: float, r: int
+) -> NDArray[np.float64]:
+    """``alpha`` with ``alpha_r = 0`` and its mass on the same class (as the compiled loop)."""
+    a = alpha.copy()
+    need = float(a[r])
+    a[r] = 0.0
+    same = (y == y[r]) & (np.arange(y.size) != r)
+    for cand in (same & (a > 0.0) & (a < C), same & (a == 0.0)):
+        for t in np.flatnonzero(cand):
+            if need <= 0.0:
+                break
+            add = min(C - a[t], need)
+            a[t] += add
+            need -= add
+    for t in np.flatnonzero((y != y[r]) & (a > 0.0)):
+        if need <= 0.0:
+            break
+        sub = min(a[t], need)
+        a[t] -= sub
+        need -= sub
+    return a
+
+
+def _retrain_rows(
+    store: KernelRows,
+    solver: SMO,
+    y: NDArray[np.float64],
+    C: float,
+    full: SMOResult,
+    points: NDArray[np.int64],
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """The eps-KKT retrains on a kernel-row cache (sequential; the cache is shared)."""
+    m = points.shape[0]
+    n = y.shape[0]
+    dec = np.empty(m)
+    status = np.empty(m, dtype=np.int64)
+    iters = np.empty(m, dtype=np.int64)
+    rows = np.empty(m, dtype=np.int64)
+    everyone = np.arange(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # counted and reported once
+        for k, r in enumerate(points):
+            run = solver.start(
+                y,
+                C=C,
+                gram=store,
+                alpha0=_seed_without(full.alpha, y, C, int(r)),
+                active=everyone[everyone != r],
+            )
+            run.run()
+            dec[k] = float(
+                decision_from_gradient(run.gradient[r : r + 1], y[r : r + 1], run.bias())[0]
+            )
+            status[k] = _exact_loo_loop.KKT if run.converged else _exact_loo_loop.MAX_ITER
+            iters[k] = run.iterations
+            rows[k] = -(-run.kernel_evals // n)
+    return dec, status, iters, rows
+
+
 def exact_loo(
     y: ArrayLike,
     *,
     C: float,
-    gram: ArrayLike | FullGram,
+    gram: ArrayLike | FullGram | KernelRows,
     stopping: Stopping = "franc",
     tol: float = 1e-3,
     max_iter: int | None = None,
@@ -168,8 +230,11 @@ def exact_loo(
         Labels in {-1, +1}; each class needs at least 3 points (leaving one out must leave two).
     C : float
         Regularization constant (> 0).
-    gram : array of shape (n, n) or FullGram
-        The kernel matrix (checked: finite, symmetric, 2x2 minors of a PSD matrix).
+    gram : array of shape (n, n), FullGram or KernelRows
+        The kernel matrix (checked: finite, symmetric, 2x2 minors of a PSD matrix), or a cache of
+        kernel rows computed on demand when the matrix does not fit in memory; then the retrains
+        run one after the other with the eps-KKT stop (Franc's stop needs the full matrix, and
+        ``stopping_used`` says ``"kkt"``) and the xi-alpha check uses ``R^2 <= 2 max_i K_ii``.
     stopping : {"franc", "kkt"}, default "franc"
         How a retrain stops: Franc et al.'s certificate or the eps-KKT gap, else the eps-KKT gap
         (``"franc"``), or the eps-KKT gap only (``"kkt"``).
@@ -229,11 +294,13 @@ def exact_loo(
                 f"exact leave-one-out needs at least 3 points of each class (leaving one out "
                 f"must leave two); class {label:+d} has {cnt}"
             )
-    store = gram if isinstance(gram, FullGram) else FullGram(gram, check=True)
+    store = gram if isinstance(gram, FullGram | KernelRows) else FullGram(gram, check=True)
     if store.n != n:
         raise ValueError(f"the Gram matrix is for {store.n} points but y has {n} labels")
-    K = store.rows
     diag = store.diag
+    by_rows = isinstance(store, KernelRows)
+    K = np.empty((0, 0)) if by_rows else store.rows
+    evals0 = store.kernel_evals
     iters_cap = int(max_iter) if max_iter is not None else max(10_000_000, 100 * n)
     solver = SMO(tol=tol, max_iter=iters_cap, check_kernel=False)
     if full is None:
@@ -250,29 +317,32 @@ def exact_loo(
     settled[mis] = MISCLASSIFIED
     stable = bool(np.any((a > 0.0) & (a < Cf)))
     if stable:
-        R2 = float(diag.max() - K.min())
+        # R^2 >= K_ii - K_ij; with rows only, |K_ij| <= sqrt(K_ii K_jj) gives 2 max K_ii
+        R2 = float(2.0 * diag.max()) if by_rows else float(diag.max() - K.min())
         xi = np.maximum(0.0, 1.0 - yy * f)
         xa = (settled == RETRAINED) & (yy * f > 0.0) & (2.0 * a * R2 + xi < 1.0)
         settled[xa] = XI_ALPHA
     known = (settled == ALPHA_ZERO) | (settled == MISCLASSIFIED)
     decision[known] = f[known]
     wrong[settled == MISCLASSIFIED] = True
-    wrong[settled == ALPHA_ZERO] = np.where(f >= 0.0, 1.0, -1.0)[settled == ALPHA_ZERO] != yy[
-        settled == ALPHA_ZERO
-    ]
+    wrong[settled == ALPHA_ZERO] = (
+        np.where(f >= 0.0, 1.0, -1.0)[settled == ALPHA_ZERO] != yy[settled == ALPHA_ZERO]
+    )
 
     todo = np.flatnonzero(settled == RETRAINED).astype(np.int64)
     status = np.full(n, -1, dtype=np.int64)
     iters = np.zeros(n, dtype=np.int64)
     rows = np.zeros(n, dtype=np.int64)
-    franc = stopping == "franc"
-    used = stopping
+    franc = stopping == "franc" and not by_rows
+    used = stopping if not by_rows else "kkt"
     eff_certified = -1
     M = int(efficiency_points)
     if todo.size:
         if franc:
             head = todo[:M]
-            d, st, it, rw = _retrain_chunks(K, diag, yy, Cf, full, head, tol, True, iters_cap, n_jobs)
+            d, st, it, rw = _retrain_chunks(
+                K, diag, yy, Cf, full, head, tol, True, iters_cap, n_jobs
+            )
             decision[head], status[head], iters[head], rows[head] = d, st, it, rw
             eff_certified = int(np.sum(st == _exact_loo_loop.CERTIFIED))
             rest = todo[M:]
@@ -281,7 +351,11 @@ def exact_loo(
                 used = "kkt"
         else:
             rest, keep = todo, False
-        if rest.size:
+        if rest.size and by_rows:
+            assert isinstance(store, KernelRows)
+            d, st, it, rw = _retrain_rows(store, solver, yy, Cf, full, rest)
+            decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
+        elif rest.size:
             d, st, it, rw = _retrain_chunks(
                 K, diag, yy, Cf, full, rest, tol, franc and keep, iters_cap, n_jobs
             )
@@ -310,6 +384,7 @@ def exact_loo(
         "iterations": int(full.iterations + iters.sum()),
         "retrain_iterations": int(iters.sum()),
         "kernel_rows": int(2 * full.iterations + rows.sum()),
+        "kernel_evals": int(store.kernel_evals - evals0) if by_rows else 0,
     }
     return ExactLOOResult(
         error=float(np.mean(wrong)),
@@ -318,7 +393,7 @@ def exact_loo(
         settled_by=settled,
         status=status,
         stopping=stopping,
-        stopping_used=used if todo.size else stopping,
+        stopping_used=used,
         counts=out_counts,
         full=full,
     )
