@@ -179,7 +179,7 @@ def _retrain_one(
                 if phase == 1 and a != 0.0:
                     continue
                 add = min(C - a, need)
-                alpha[t] = a + add
+                alpha[t] = C if add == C - a else a + add  # exactly at the bound when filled
                 need -= add
                 _add_row(K, y, G, t, add * y[t])
                 rows += 1
@@ -191,7 +191,7 @@ def _retrain_one(
                 if y[t] == yr or a <= 0.0:
                     continue
                 sub = min(a, need)
-                alpha[t] = a - sub
+                alpha[t] = 0.0 if sub == a else a - sub
                 need -= sub
                 _add_row(K, y, G, t, -sub * y[t])
                 rows += 1

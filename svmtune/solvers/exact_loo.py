@@ -163,13 +163,13 @@ def _seed_without(
             if need <= 0.0:
                 break
             add = min(C - a[t], need)
-            a[t] += add
+            a[t] = C if add == C - a[t] else a[t] + add
             need -= add
     for t in np.flatnonzero((y != y[r]) & (a > 0.0)):
         if need <= 0.0:
             break
         sub = min(a[t], need)
-        a[t] -= sub
+        a[t] = 0.0 if sub == a[t] else a[t] - sub
         need -= sub
     return a
 
