@@ -124,20 +124,19 @@ def _primal_best_b(y, C, alpha, G, r, z):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _h_delta(diag, Kr, y, C, beta, w, r, t):  # pragma: no cover - compiled
-    """The move of ``beta_t`` that maximises H over it alone (box only), and H's gain."""
-    if t == r:
-        return 0.0, 0.0
+def _h_delta(diag, Kr, C, beta_t, w_t, r, t):  # pragma: no cover - compiled
+    """The move of ``beta_t`` that maximises H over it alone (box only), and H's gain, given
+    ``w_t = (Q~ beta)_t``."""
     q = diag[t] - 2.0 * Kr[t] + diag[r]
     if q <= 0.0:
         q = TAU
-    g = 1.0 - w[t]
-    new = beta[t] + g / q
+    g = 1.0 - w_t
+    new = beta_t + g / q
     if new < 0.0:
         new = 0.0
     elif new > C:
         new = C
-    d = new - beta[t]
+    d = new - beta_t
     return d, d * g - 0.5 * d * d * q
 
 
@@ -151,7 +150,7 @@ def _add_row(K, y, G, t, c):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _retrain_one(
-    K, diag, y, C, alpha_full, G_full, r, tol, franc, max_iter, alpha, G, beta, w, z
+    K, diag, y, C, alpha_full, G_full, r, tol, franc, max_iter, alpha, G, beta, u, z
 ):  # pragma: no cover - compiled
     """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)``."""
     n = y.shape[0]
@@ -195,22 +194,25 @@ def _retrain_one(
                 need -= sub
                 _add_row(K, y, G, t, -sub * y[t])
                 rows += 1
+    # Franc's bound: u = K (beta * y) and S = y'beta, so that (Q~ beta)_t, the w_t of H's
+    # gradient, is y_t (u_t - K_tr S - u_r + K_rr S) in O(1) and a move of beta costs the
+    # kernel row of the moved variable only (the SMO step's, already at hand).
     H = 0.0
+    S = 0.0
     if franc:
-        # beta = full solution without r; w = Q~ beta from G_full and row r (already counted).
+        # beta = full solution without r; u from G_full and row r (already counted).
         Kr = K[r]
         krr = diag[r]
-        S = -ar * yr  # sum_j beta_j y_j, since y'alpha_full = 0
-        ur = yr * (G_full[r] + 1.0) - ar * yr * krr
+        S = -ar * yr  # since y'alpha_full = 0
         for t in range(n):
             beta[t] = alpha_full[t]
-            u = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
-            w[t] = y[t] * (u - Kr[t] * S - ur + krr * S)
+            u[t] = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
         beta[r] = 0.0
         if ar == 0.0:
             rows += 1
+        ur = u[r]
         for t in range(n):
-            H += beta[t] * (1.0 - 0.5 * w[t])
+            H += beta[t] * (1.0 - 0.5 * y[t] * (u[t] - Kr[t] * S - ur + krr * S))
     Kr = K[r]
     krr = diag[r]
     iters = 0
@@ -302,23 +304,23 @@ def _retrain_one(
                 G[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
         else:
             # Ascend H on the two coordinates whose rows are at hand, in the same pass as G.
-            di, gain_i = _h_delta(diag, Kr, y, C, beta, w, r, i)
+            ur = u[r]
+            wi = y[i] * (u[i] - Kr[i] * S - ur + krr * S)
+            di, gain_i = _h_delta(diag, Kr, C, beta[i], wi, r, i)
             beta[i] += di
             ei = di * y[i]
-            kir = Kr[i]
-            kij = Ki[j] - Kr[j] - kir + krr
-            w[j] += ei * y[j] * kij  # w_j after the move of beta_i, for the move of beta_j
-            dj, gain_j = _h_delta(diag, Kr, y, C, beta, w, r, j)
-            w[j] -= ei * y[j] * kij  # the pass below adds it again
+            S1 = S + ei  # u and S after the move of beta_i, for the move of beta_j
+            wj = y[j] * (u[j] + ei * Ki[j] - Kr[j] * S1 - (ur + ei * Ki[r]) + krr * S1)
+            dj, gain_j = _h_delta(diag, Kr, C, beta[j], wj, r, j)
             beta[j] += dj
             ej = dj * y[j]
-            kjr = Kr[j]
+            S = S1 + ej
             H += gain_i + gain_j
             for t in range(n):
-                yt = y[t]
-                kt = Kr[t]
-                G[t] += yt * (ci * Ki[t] + cj * Kj[t])
-                w[t] += yt * (ei * (Ki[t] - kt - kir + krr) + ej * (Kj[t] - kt - kjr + krr))
+                kit = Ki[t]
+                kjt = Kj[t]
+                G[t] += y[t] * (ci * kit + cj * kjt)
+                u[t] += ei * kit + ej * kjt
         iters += 1
 
 
@@ -349,11 +351,11 @@ def loo_retrains(
     alpha = np.empty(n)
     G = np.empty(n)
     beta = np.empty(n)
-    w = np.empty(n)
+    u = np.empty(n)
     z = np.empty(n)
     for k in range(points.shape[0]):
         d, st, it, rw = _retrain_one(
-            K, diag, y, C, alpha_full, G_full, points[k], tol, franc, max_iter, alpha, G, beta, w, z
+            K, diag, y, C, alpha_full, G_full, points[k], tol, franc, max_iter, alpha, G, beta, u, z
         )
         dec[k] = d
         status[k] = st
