@@ -2,6 +2,7 @@
 
 from svmtune.objectives._base import BoundObjective, Objective, Outcome
 from svmtune.objectives._evaluation import Cost, Evaluation, FrozenParams, Status
+from svmtune.objectives.exact_loo import ExactLOO
 from svmtune.objectives.kfold import KFoldCV
 from svmtune.objectives.loo_estimate import LOOEstimate
 
@@ -9,6 +10,7 @@ __all__ = [
     "BoundObjective",
     "Cost",
     "Evaluation",
+    "ExactLOO",
     "FrozenParams",
     "KFoldCV",
     "LOOEstimate",

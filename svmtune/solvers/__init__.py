@@ -1,5 +1,6 @@
 """Solvers: SMO for the SVM dual (numba loops), and the machinery other objectives build on."""
 
+from svmtune.solvers.exact_loo import ExactLOOResult, exact_loo
 from svmtune.solvers.kernel_rows import FullGram
 from svmtune.solvers.smo import (
     SMO,
@@ -13,11 +14,13 @@ from svmtune.solvers.smo import (
 
 __all__ = [
     "SMO",
+    "ExactLOOResult",
     "FullGram",
     "KernelRows",
     "SMOResult",
     "SMORun",
     "check_gram",
     "decision_from_gradient",
+    "exact_loo",
     "feasible_start",
 ]

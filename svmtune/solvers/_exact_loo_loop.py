@@ -1,0 +1,363 @@
+"""The compiled retrains of exact leave-one-out: alpha-seeded SMO with Franc et al.'s stop.
+
+One call retrains the SVM without each point ``r`` of a list, over one full Gram matrix ``K``,
+starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 1, step 3):
+
+- **seeding** (DeCoste and Wagstaff): ``alpha_r`` is set to 0 and its mass is moved onto other
+  variables of the same class (free support vectors first, then zeros, each up to ``C``), so
+  ``y'alpha = 0`` and the box still hold; only when the class is full is the other class
+  lowered instead. The gradient ``G = Q alpha - e`` is updated with one kernel row per variable
+  changed;
+- **SMO** with LIBSVM's second-order working-set selection on all variables but ``r``, stopped
+  by the eps-KKT gap (``gap < tol``), the paper's baseline (``franc = False``);
+- **Franc's stop** (Algorithm 3, ``franc = True``): alongside the SMO steps, coordinate ascent on
+
+      H(beta) = sum_i beta_i - 1/2 sum_ij beta_i beta_j y_i y_j k~_ij,  0 <= beta <= C, beta_r = 0
+
+  with ``k~_ij = k_ij - k_ir - k_jr + k_rr``: the dual of the primal problem constrained to
+  ``f(x_r) = 0`` (the hyperplane through ``x_r`` is a bias-free SVM in the features
+  ``phi(x) - phi(x_r)``). By weak duality ``H(beta)`` bounds from below the primal value of every
+  classifier whose decision at ``x_r`` is 0; so once the primal value of the current iterate at
+  its best bias, ``F(alpha, b*)``, is below ``H(beta)``, no classifier at least as good as it
+  changes sign at ``x_r``: the sign of ``f(x_r; alpha, b*)`` is the sign at the optimum
+  (Theorem 1, Corollary 1). ``beta`` starts at the full solution without ``r`` (feasible: the box
+  is the only constraint) and is updated on the two variables the SMO step just moved, whose
+  kernel rows are at hand, so the bound costs no kernel row. ``F`` at its best bias is a convex
+  piecewise-linear problem in ``b``, minimised at an order statistic (``np.partition``, O(n)).
+
+Kernel rows are counted as the paper counts kernel evaluations (columns of ``K`` read): one per
+seeded variable (``r`` included), two per SMO step. Everything is float64/int64, ``nogil`` so
+chunks of points run in threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+
+__all__ = ["CERTIFIED", "CHECK_EVERY", "KKT", "MAX_ITER", "TAU", "loo_retrains"]
+
+KKT = 0
+"""Status: the retrain stopped on the eps-KKT gap."""
+CERTIFIED = 1
+"""Status: Franc's bound certified the sign of the left-out decision (F < H)."""
+MAX_ITER = 2
+"""Status: the retrain reached ``max_iter`` iterations first (the last iterate's decision)."""
+
+TAU = 1e-12
+"""Curvature used when a pair (or a coordinate of H) has none (LIBSVM's tau)."""
+
+CHECK_EVERY = 8
+"""Iterations between two evaluations of ``F(alpha, b*)`` (an O(n) partition): the bound is
+tested at the start and every ``CHECK_EVERY`` SMO steps."""
+
+MARGIN = 1e-9
+"""Relative margin of the certificate: ``F < H - MARGIN (|F| + |H|)``, so rounding never
+certifies a tie."""
+
+_f8_2d = types.float64[:, ::1]
+_f8_1d = types.float64[::1]
+_i8_1d = types.int64[::1]
+
+
+@njit(cache=True, nogil=True)
+def _bias(y, C, alpha, G, r):  # pragma: no cover - compiled
+    """LIBSVM's bias over all variables but ``r`` (mean over free ones, else the midpoint)."""
+    n = y.shape[0]
+    s = 0.0
+    nf = 0
+    hi = -np.inf
+    lo = np.inf
+    for t in range(n):
+        if t == r:
+            continue
+        v = -y[t] * G[t]
+        a = alpha[t]
+        if 0.0 < a < C:
+            s += v
+            nf += 1
+        up = (a < C) if y[t] > 0.0 else (a > 0.0)
+        low = (a > 0.0) if y[t] > 0.0 else (a < C)
+        if up and v > hi:
+            hi = v
+        if low and v < lo:
+            lo = v
+    if nf > 0:
+        return s / nf
+    if hi == -np.inf:
+        return lo
+    if lo == np.inf:
+        return hi
+    return 0.5 * (hi + lo)
+
+
+@njit(cache=True, nogil=True)
+def _primal_best_b(y, C, alpha, G, r, z):  # pragma: no cover - compiled
+    """``(F(alpha, b*), b*)``: the primal value without ``r`` at the bias that minimises it.
+
+    ``F = 1/2 alpha'Q alpha + C sum_{t != r} max(0, 1 - y_t (g_t + b))`` with
+    ``g_t = y_t (G_t + 1)``. Its slope in ``b`` is ``C (#{z_t < b} - P)``, with ``z_t = y_t - g_t``
+    and ``P`` the positives, so ``b*`` is the ``P``-th smallest ``z``.
+    """
+    n = y.shape[0]
+    quad = 0.0
+    m = 0
+    P = 0
+    for t in range(n):
+        quad += alpha[t] * (G[t] + 1.0)
+        if t == r:
+            continue
+        z[m] = y[t] - y[t] * (G[t] + 1.0)
+        m += 1
+        if y[t] > 0.0:
+            P += 1
+    part = np.partition(z[:m], P - 1)
+    b = part[P - 1]
+    loss = 0.0
+    for t in range(n):
+        if t == r:
+            continue
+        margin = 1.0 - y[t] * (y[t] * (G[t] + 1.0) + b)
+        if margin > 0.0:
+            loss += margin
+    return 0.5 * quad + C * loss, b
+
+
+@njit(cache=True, nogil=True)
+def _h_delta(diag, Kr, C, beta_t, w_t, r, t):  # pragma: no cover - compiled
+    """The move of ``beta_t`` that maximises H over it alone (box only), and H's gain, given
+    ``w_t = (Q~ beta)_t``."""
+    q = diag[t] - 2.0 * Kr[t] + diag[r]
+    if q <= 0.0:
+        q = TAU
+    g = 1.0 - w_t
+    new = beta_t + g / q
+    if new < 0.0:
+        new = 0.0
+    elif new > C:
+        new = C
+    d = new - beta_t
+    return d, d * g - 0.5 * d * d * q
+
+
+@njit(cache=True, nogil=True)
+def _add_row(K, y, G, t, c):  # pragma: no cover - compiled
+    """``G += y * (c * K[t])``: the gradient after ``alpha_t`` moved by ``c y_t``."""
+    Kt = K[t]
+    for s in range(G.shape[0]):
+        G[s] += y[s] * c * Kt[s]
+
+
+@njit(cache=True, nogil=True)
+def _retrain_one(
+    K, diag, y, C, alpha_full, G_full, r, tol, franc, max_iter, alpha, G, beta, u, z
+):  # pragma: no cover - compiled
+    """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)``."""
+    n = y.shape[0]
+    for t in range(n):
+        alpha[t] = alpha_full[t]
+        G[t] = G_full[t]
+    rows = 0
+    ar = alpha[r]
+    yr = y[r]
+    if ar > 0.0:
+        # ---- seeding: alpha_r -> 0, its mass onto the same class -----------------------------
+        alpha[r] = 0.0
+        _add_row(K, y, G, r, -ar * yr)
+        rows += 1
+        need = ar
+        for phase in range(2):
+            for t in range(n):
+                if need <= 0.0:
+                    break
+                if t == r or y[t] != yr:
+                    continue
+                a = alpha[t]
+                if phase == 0 and not (0.0 < a < C):
+                    continue
+                if phase == 1 and a != 0.0:
+                    continue
+                add = min(C - a, need)
+                alpha[t] = C if add == C - a else a + add  # exactly at the bound when filled
+                need -= add
+                _add_row(K, y, G, t, add * y[t])
+                rows += 1
+        if need > 0.0:  # the class is full: lower the other class by what is left
+            for t in range(n):
+                if need <= 0.0:
+                    break
+                a = alpha[t]
+                if y[t] == yr or a <= 0.0:
+                    continue
+                sub = min(a, need)
+                alpha[t] = 0.0 if sub == a else a - sub
+                need -= sub
+                _add_row(K, y, G, t, -sub * y[t])
+                rows += 1
+    # Franc's bound: u = K (beta * y) and S = y'beta, so that (Q~ beta)_t, the w_t of H's
+    # gradient, is y_t (u_t - K_tr S - u_r + K_rr S) in O(1) and a move of beta costs the
+    # kernel row of the moved variable only (the SMO step's, already at hand).
+    H = 0.0
+    S = 0.0
+    if franc:
+        # beta = full solution without r; u from G_full and row r (already counted).
+        Kr = K[r]
+        krr = diag[r]
+        S = -ar * yr  # since y'alpha_full = 0
+        for t in range(n):
+            beta[t] = alpha_full[t]
+            u[t] = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
+        beta[r] = 0.0
+        if ar == 0.0:
+            rows += 1
+        ur = u[r]
+        for t in range(n):
+            H += beta[t] * (1.0 - 0.5 * y[t] * (u[t] - Kr[t] * S - ur + krr * S))
+    Kr = K[r]
+    krr = diag[r]
+    iters = 0
+    while True:
+        # ---- working-set selection (LIBSVM's second order), all variables but r -------------
+        gmax = -np.inf
+        i = -1
+        for t in range(n):
+            if t == r:
+                continue
+            if y[t] > 0.0:
+                if alpha[t] < C and -G[t] > gmax:
+                    gmax = -G[t]
+                    i = t
+            else:
+                if alpha[t] > 0.0 and G[t] > gmax:
+                    gmax = G[t]
+                    i = t
+        j = -1
+        gmin = np.inf
+        if i >= 0:
+            Ki = K[i]
+            kii = diag[i]
+            best = np.inf
+            for t in range(n):
+                if t == r:
+                    continue
+                if y[t] > 0.0:
+                    if not alpha[t] > 0.0:
+                        continue
+                else:
+                    if not alpha[t] < C:
+                        continue
+                v = -y[t] * G[t]
+                if v < gmin:
+                    gmin = v
+                bb = gmax - v
+                if bb > 0.0:
+                    aa = kii + diag[t] - 2.0 * Ki[t]
+                    if aa <= 0.0:
+                        aa = TAU
+                    obj = -(bb * bb) / aa
+                    if obj < best:
+                        best = obj
+                        j = t
+        if i < 0 or j < 0 or gmax - gmin < tol:
+            b = _bias(y, C, alpha, G, r)
+            return yr * (G[r] + 1.0) + b, KKT, iters, rows
+        if franc and iters % CHECK_EVERY == 0:
+            F, bstar = _primal_best_b(y, C, alpha, G, r, z)
+            if F < H - MARGIN * (abs(F) + abs(H)):
+                return yr * (G[r] + 1.0) + bstar, CERTIFIED, iters, rows
+        if iters >= max_iter:
+            b = _bias(y, C, alpha, G, r)
+            return yr * (G[r] + 1.0) + b, MAX_ITER, iters, rows
+        # ---- the two-variable update -------------------------------------------------------
+        Ki = K[i]
+        Kj = K[j]
+        rows += 2
+        aa = diag[i] + diag[j] - 2.0 * Ki[j]
+        if aa <= 0.0:
+            aa = TAU
+        s = (gmax + y[j] * G[j]) / aa
+        room_i = C - alpha[i] if y[i] > 0.0 else alpha[i]
+        room_j = alpha[j] if y[j] > 0.0 else C - alpha[j]
+        clip_i = False
+        clip_j = False
+        if s >= room_i:
+            s = room_i
+            clip_i = True
+        if s >= room_j:
+            s = room_j
+            clip_j = True
+            clip_i = s >= room_i
+        old_i = alpha[i]
+        old_j = alpha[j]
+        if clip_i:
+            alpha[i] = C if y[i] > 0.0 else 0.0
+        else:
+            alpha[i] = old_i + y[i] * s
+        if clip_j:
+            alpha[j] = 0.0 if y[j] > 0.0 else C
+        else:
+            alpha[j] = old_j - y[j] * s
+        ci = y[i] * (alpha[i] - old_i)
+        cj = y[j] * (alpha[j] - old_j)
+        if not franc:
+            for t in range(n):
+                G[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
+        else:
+            # Ascend H on the two coordinates whose rows are at hand, in the same pass as G.
+            ur = u[r]
+            wi = y[i] * (u[i] - Kr[i] * S - ur + krr * S)
+            di, gain_i = _h_delta(diag, Kr, C, beta[i], wi, r, i)
+            beta[i] += di
+            ei = di * y[i]
+            S1 = S + ei  # u and S after the move of beta_i, for the move of beta_j
+            wj = y[j] * (u[j] + ei * Ki[j] - Kr[j] * S1 - (ur + ei * Ki[r]) + krr * S1)
+            dj, gain_j = _h_delta(diag, Kr, C, beta[j], wj, r, j)
+            beta[j] += dj
+            ej = dj * y[j]
+            S = S1 + ej
+            H += gain_i + gain_j
+            for t in range(n):
+                kit = Ki[t]
+                kjt = Kj[t]
+                G[t] += y[t] * (ci * kit + cj * kjt)
+                u[t] += ei * kit + ej * kjt
+        iters += 1
+
+
+_sig = types.void(
+    _f8_2d,  # K
+    _f8_1d,  # diag
+    _f8_1d,  # y
+    types.float64,  # C
+    _f8_1d,  # alpha_full
+    _f8_1d,  # G_full
+    _i8_1d,  # points (the r to retrain without)
+    types.float64,  # tol
+    types.boolean,  # franc
+    types.int64,  # max_iter
+    _f8_1d,  # out: decision at x_r
+    _i8_1d,  # out: status
+    _i8_1d,  # out: iterations
+    _i8_1d,  # out: kernel rows read
+)
+
+
+@njit(_sig, cache=True, nogil=True)
+def loo_retrains(
+    K, diag, y, C, alpha_full, G_full, points, tol, franc, max_iter, dec, status, iters, rows
+):  # pragma: no cover - compiled
+    """Retrain without each ``points[k]`` in turn; write its outcome at index ``k``."""
+    n = y.shape[0]
+    alpha = np.empty(n)
+    G = np.empty(n)
+    beta = np.empty(n)
+    u = np.empty(n)
+    z = np.empty(n)
+    for k in range(points.shape[0]):
+        d, st, it, rw = _retrain_one(
+            K, diag, y, C, alpha_full, G_full, points[k], tol, franc, max_iter, alpha, G, beta, u, z
+        )
+        dec[k] = d
+        status[k] = st
+        iters[k] = it
+        rows[k] = rw

@@ -1,0 +1,122 @@
+"""ExactLOO: the objective's value, counts and cost, every kernel model, the tuners, the final
+classifier, the kernel-row path and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from svmtune import SVC
+from svmtune.kernels import RBF, AnisotropicRBF, Linear, MultipleKernel
+from svmtune.objectives import ExactLOO
+from svmtune.solvers import SMO, exact_loo
+from svmtune.tuners import Bisection, Grid
+from tests.solvers._data import real_split
+
+
+@pytest.fixture(scope="module")
+def heart() -> tuple[np.ndarray, np.ndarray]:
+    X, y, _, _ = real_split("heart")
+    return X, y
+
+
+def _brute_force_error(y: np.ndarray, C: float, K: np.ndarray) -> float:
+    """Retrain without each point from scratch at a tight tolerance (midpoint bias)."""
+    wrong = 0
+    everyone = np.arange(y.size)
+    for r in range(y.size):
+        res = SMO(tol=1e-9).solve(y, C=C, gram=K, active=everyone[everyone != r])
+        wrong += int((1.0 if y[r] * (res.gradient[r] + 1.0) + res.b >= 0 else -1.0) != y[r])
+    return wrong / y.size
+
+
+def test_value_info_and_cost(heart) -> None:
+    X, y = heart
+    params = {"C": 1.0, "gamma": 1.0 / X.shape[1]}
+    for stopping in ("franc", "kkt"):
+        ev = ExactLOO(stopping=stopping).bind(X, y, kernel=RBF()).evaluate(params)
+        K = RBF().prepare(X).gram({"gamma": params["gamma"]})
+        assert ev.value == exact_loo(y, C=1.0, gram=K, stopping=stopping).error
+        assert abs(ev.value - _brute_force_error(y, 1.0, K)) <= 1 / y.size
+        info = ev.info
+        assert info["errors"] == round(ev.value * y.size)
+        assert (
+            info["settled_alpha_zero"]
+            + info["settled_misclassified"]
+            + info["settled_xi_alpha"]
+            + info["retrained"]
+            == y.size
+        )
+        assert info["stopping_used"] in ("franc", "kkt")
+        assert ev.cost.kernel_evals == y.size**2  # one Gram matrix
+        assert ev.cost.iterations == info["iterations"] > 0
+        assert info["max_iter_reached"] == 0
+
+
+@pytest.mark.parametrize(
+    ("kernel", "params"),
+    [
+        (Linear(), {"C": 0.1}),
+        (AnisotropicRBF(n_features=3), {"C": 3.0, "gamma_0": 0.5, "gamma_1": 2.0, "gamma_2": 0.1}),
+        (MultipleKernel([[0], [1, 2]], form="weights"), None),
+    ],
+)
+def test_every_kernel_model_equals_brute_force(kernel, params) -> None:
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.5 * rng.normal(size=60) > 0.3, 1.0, -1.0)
+    bound = ExactLOO().bind(X, y, kernel=kernel)
+    if params is None:
+        params = {p.name: 1.0 for p in bound.space}
+    ev = bound.evaluate(params)
+    K = kernel.prepare(X).gram(bound.kernel_params(params))
+    C = bound.C(params)
+    assert ev.value == exact_loo(y, C=C, gram=K).error
+    assert abs(ev.value - _brute_force_error(y, C, K)) <= 1 / y.size
+
+
+def test_tuners_grid_and_bisection(heart) -> None:
+    X, y = heart
+    grid = Grid(values={"C": [0.3, 3.0], "gamma": [0.01, 0.1]})
+    res = grid.tune(ExactLOO(), X, y, kernel=RBF())
+    values = res.trace["value"].to_numpy()
+    assert values.size == 4 and res.best_value == values.min()
+    out = Bisection(param="gamma", fixed={"C": 1.0}).tune(ExactLOO(), X, y, kernel=RBF())
+    assert out.trace.shape[0] >= 3
+    assert out.best_value == ExactLOO().bind(X, y, kernel=RBF()).evaluate(out.best_params).value
+
+
+def test_classifier_is_the_full_svm(heart) -> None:
+    X, y = heart
+    params = {"C": 2.0, "gamma": 0.05}
+    clf = ExactLOO().bind(X, y, kernel=RBF()).classifier(params)
+    ref = SVC(C=2.0, kernel_params={"gamma": 0.05}).fit(X, y)
+    dec = clf.decision_function(X)
+    far = np.abs(dec) > 1e-2
+    assert np.array_equal(np.sign(dec[far]), np.sign(ref.decision_function(X)[far]))
+
+
+def test_row_cache_beyond_the_memory_budget(heart) -> None:
+    X, y = heart
+    params = {"C": 1.0, "gamma": 0.05}
+    full = ExactLOO().bind(X, y, kernel=RBF()).evaluate(params)
+    small = ExactLOO(memory_budget=8 * y.size * 40).bind(X, y, kernel=RBF()).evaluate(params)
+    assert small.info["stopping_used"] == "kkt"
+    assert abs(small.value - full.value) <= 1 / y.size
+    assert small.cost.kernel_evals > y.size  # rows computed on demand, counted
+
+
+def test_bad_input(heart) -> None:
+    X, y = heart
+    with pytest.raises(ValueError, match="stopping"):
+        ExactLOO(stopping="early").bind(X, y, kernel=RBF())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="n_jobs"):
+        ExactLOO(n_jobs=0).bind(X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="efficiency_points"):
+        ExactLOO(efficiency_points=0).bind(X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="at least 3 points of each class"):
+        ExactLOO().bind(X[:5], np.array([1.0, 1.0, 1.0, -1.0, -1.0]), kernel=RBF())
+    bound = ExactLOO().bind(X, y, kernel=RBF())
+    with pytest.raises(ValueError, match="C"):
+        bound.evaluate({"C": -1.0, "gamma": 0.1})
+    assert ExactLOO.needs_C and "C" in bound.space.names
