@@ -53,6 +53,8 @@ class TuningResult:
         ``"converged"``, ``"max_evals"`` or ``"max_seconds"``.
     total_cost : Cost
         Set-up, every evaluation, and the final classifier.
+    space : SearchSpace or None
+        The search space of the run (names, bounds, scales); :meth:`to_optuna` needs it.
     """
 
     best_params: dict[str, float]
@@ -62,16 +64,37 @@ class TuningResult:
     best_evaluation: Evaluation
     stopped_by: str
     total_cost: Cost
+    space: SearchSpace | None = None
 
     @property
     def n_evaluations(self) -> int:
         return len(self.trace)
 
+    def to_optuna(self, study_or_storage: Any, *, study_name: str | None = None) -> Any:
+        """Write every evaluation of this run into an Optuna study, one trial each.
+
+        See :func:`svmtune.tuners.trace_to_optuna` (this calls it with the run's trace and
+        space): completed trials carry the parameters, the value and the cost (user attributes
+        ``wall_s``, ``cpu_s``, ``kernel_evals``, ``iterations``); failed evaluations become
+        failed trials. Returns the ``optuna.Study``.
+        """
+        from svmtune.tuners._optuna_export import trace_to_optuna
+
+        if self.space is None:
+            raise ValueError("this TuningResult has no search space; it cannot be exported")
+        return trace_to_optuna(self.trace, self.space, study_or_storage, study_name=study_name)
+
 
 def trace_frame(
-    evaluations: Sequence[Evaluation], space: SearchSpace, setup: Cost | None = None
+    evaluations: Sequence[Evaluation],
+    space: SearchSpace,
+    setup: Cost | None = None,
+    levels: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    """The trace DataFrame of a sequence of evaluations (see :class:`TuningResult`)."""
+    """The trace DataFrame of a sequence of evaluations (see :class:`TuningResult`).
+
+    ``levels`` (one per evaluation; nested searches) adds a ``level`` column after ``eval``.
+    """
     rows = []
     best = math.inf
     cum = setup if setup is not None else Cost()
@@ -96,6 +119,7 @@ def trace_frame(
         rows.append(row)
     columns = [
         "eval",
+        *(["level"] if levels is not None else []),
         *(f"param_{n}" for n in space.names),
         "value",
         "status",
@@ -109,7 +133,10 @@ def trace_frame(
         "cum_iterations",
         "best_value",
     ]
-    return pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=columns)
+    if levels is not None:
+        frame["level"] = np.asarray(levels, dtype=np.int64)
+    return frame
 
 
 class Evaluator:
@@ -146,6 +173,28 @@ class Evaluator:
         if self.incumbent is not None and self.incumbent.ok and self.incumbent.value <= best.value:
             return self.incumbent
         return best
+
+    def spent(self) -> bool:
+        """True (and ``stopped_by`` set) when the next new evaluation would exceed the budget;
+        for strategies that must not ask for a point they cannot evaluate (Optuna's ask/tell)."""
+        if self.max_evals is not None and len(self.evaluations) >= self.max_evals:
+            self.stopped_by = "max_evals"
+            return True
+        if self.max_seconds is not None and time.perf_counter() - self.t0 >= self.max_seconds:
+            self.stopped_by = "max_seconds"
+            return True
+        return False
+
+    def restore(self, evaluations: Sequence[Evaluation]) -> None:
+        """Record evaluations made by an earlier, interrupted run of the same search (a resumed
+        Optuna study): they count towards the budget and are not evaluated again."""
+        for ev in evaluations:
+            checked = self.bound.space.check(ev.params)
+            key = tuple(sorted(checked.items()))
+            if key in self.memo:
+                continue
+            self.memo[key] = ev
+            self.evaluations.append(ev)
 
     def __call__(self, candidates: Sequence[Mapping[str, float]]) -> list[Evaluation]:
         if isinstance(candidates, Mapping):
@@ -260,6 +309,7 @@ class Tuner(ABC):
             best_evaluation=best,
             stopped_by=run.stopped_by,
             total_cost=total + final,
+            space=bound.space,
         )
 
     @abstractmethod
