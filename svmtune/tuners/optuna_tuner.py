@@ -57,9 +57,14 @@ class _OptunaSearch(Tuner):
         box = narrow(space, self.bounds)
         dists = distributions(box)
         seed = int(rng.integers(2**31 - 1))
-        sampler = self._new_sampler(seed)
-        study = open_study(self.storage, self.study_name, sampler=sampler)
-        evaluate.restore(_earlier(study, box))
+        study = open_study(self.storage, self.study_name)
+        earlier = _earlier(study, box)
+        if earlier:
+            # A resumed run: a sampler seeded as in the first run would propose its first
+            # points again; seed it from the run's seed and the number of trials done.
+            seed = int(np.random.SeedSequence([seed, len(earlier)]).generate_state(1)[0] >> 1)
+        study.sampler = self._new_sampler(seed)
+        evaluate.restore(earlier)
         if start is not None:  # the caller's point first (Optuna's enqueue_trial)
             study.enqueue_trial(dict(start), skip_if_exists=True)
         n_left = int(self.n_trials) - len(evaluate.evaluations)

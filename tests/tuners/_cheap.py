@@ -27,7 +27,13 @@ class Rastrigin(Objective):
 
 
 class _BoundRastrigin(BoundObjective):
+    n_calls = 0  # evaluations actually computed by this bound objective
+
     def _evaluate(self, params):
+        self.n_calls += 1
+        fail_above = getattr(self.objective, "fail_above", None)
+        if fail_above is not None and params["gamma"] > fail_above:
+            raise FloatingPointError(f"gamma {params['gamma']} too large")
         v = 0.0
         for name, t in self.objective.target.items():
             d = (math.log2(params[name]) - t) / self.objective.period
@@ -39,6 +45,14 @@ class _BoundRastrigin(BoundObjective):
         return KernelExpansion(
             kernel=self.kernel, params=kp, vectors=self.X[:1], coef=[1.0], intercept=0.0
         )
+
+
+class FlakyRastrigin(Rastrigin):
+    """:class:`Rastrigin` whose evaluation fails (a numerical error) where gamma > fail_above."""
+
+    def __init__(self, *, target, fail_above, period=1.0):
+        super().__init__(target=target, period=period)
+        self.fail_above = fail_above
 
 
 class GramDistance(Objective):
