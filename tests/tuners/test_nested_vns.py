@@ -83,9 +83,11 @@ def test_carries_C_through_the_levels_with_a_hinge_loss_objective(data):
 
 def test_same_seed_same_trace(data):
     def run(seed):
-        return NestedVNS(m=(10, 15)).tune(
-            _objective(MKL, MKL_TARGET), *data, kernel=MKL, random_state=seed
-        ).trace.drop(columns=["wall_s", "cpu_s", "cum_wall_s", "cum_cpu_s"])
+        return (
+            NestedVNS(m=(10, 15))
+            .tune(_objective(MKL, MKL_TARGET), *data, kernel=MKL, random_state=seed)
+            .trace.drop(columns=["wall_s", "cpu_s", "cum_wall_s", "cum_cpu_s"])
+        )
 
     pd_equal = run(4).equals(run(4))
     assert pd_equal and not run(4).equals(run(5))
