@@ -12,7 +12,7 @@ from svmtune.objectives._base import BoundObjective, Stopwatch
 from svmtune.objectives._evaluation import Cost, Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult, trace_frame
-from svmtune.tuners._box import Box
+from svmtune.tuners._box import Box, narrow
 from svmtune.tuners.vns import (
     StartOption,
     check_positive_int,
@@ -55,6 +55,10 @@ class NestedVNS(Tuner):
     start : dict, "center" or "random", optional
         Level 1's first point (in level 1's space), the centre of its box (default) or a random
         point (the paper's choice).
+    bounds : mapping name -> (low, high), optional
+        Narrow the search box of the parameters of these names at every level that has them
+        (e.g. ``C``; narrow kernel widths through the kernel model's own bounds, so that the
+        embedded start of each level stays in its box). Every name must occur at some level.
     max_evals, max_seconds : optional budget of the whole run
 
     Examples
@@ -80,6 +84,7 @@ class NestedVNS(Tuner):
         step: float = 1.0,
         k_max: int = 25,
         start: StartOption = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
         max_evals: int | None = None,
         max_seconds: float | None = None,
     ) -> None:
@@ -88,6 +93,7 @@ class NestedVNS(Tuner):
         self.step = step
         self.k_max = k_max
         self.start = start
+        self.bounds = bounds
 
     def budgets(self, n_levels: int) -> list[int]:
         """The iterations of each of ``n_levels`` levels; ValueError if ``m`` does not fit."""
@@ -138,7 +144,8 @@ class NestedVNS(Tuner):
         setup = Cost()
         for b in bounds:
             setup = setup + b.setup_cost
-        check_start_option(start if start is not None else self.start, bounds[0].space)
+        boxes = self._boxes([b.space for b in bounds])
+        check_start_option(start if start is not None else self.start, boxes[0].space)
 
         evaluations: list[Evaluation] = []
         level_of: list[int] = []
@@ -159,7 +166,7 @@ class NestedVNS(Tuner):
                 stopped_by = "max_evals" if out_of_evals else "max_seconds"
                 break
             run = Evaluator(b, max_evals, max_seconds)
-            box = Box(b.space)
+            box = boxes[h]
             x = start_point(box, carry if carry is not None else (first if h == 0 else None), rng)
             try:
                 vns_search(run, box, x, rng, m=m_h, step=float(self.step), k_max=self.k_max)
@@ -172,6 +179,16 @@ class NestedVNS(Tuner):
             if h + 1 < len(bounds) and any(ev.ok for ev in run.evaluations):
                 carry = _embed(run.best().params, b, bounds[h + 1])
         return _finish(self.name, bound, final_space, evaluations, level_of, setup, stopped_by)
+
+    def _boxes(self, spaces: list[SearchSpace]) -> list[Box]:
+        bounds = dict(self.bounds or {})
+        unknown = [n for n in bounds if not any(n in s for s in spaces)]
+        if unknown:
+            names = sorted({n for s in spaces for n in s.names})
+            raise ValueError(
+                f"bounds name parameters {unknown} in no level; the levels have {names}"
+            )
+        return [Box(narrow(s, {n: v for n, v in bounds.items() if n in s})) for s in spaces]
 
     def _run_search(
         self,

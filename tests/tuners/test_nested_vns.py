@@ -140,3 +140,16 @@ def test_a_kernel_without_nested_levels_runs_one_level_of_plain_vns(data):
 def test_bad_options_raise_clear_errors(data, options, match):
     with pytest.raises(ValueError, match=match):
         NestedVNS(**options).tune(_objective(ANISO, ANISO_TARGET), *data, kernel=ANISO)
+
+
+def test_bounds_narrow_every_level_that_has_the_parameter(data):
+    X = np.vstack([data[0], data[0] + 2.0])
+    y = np.r_[data[1], -data[1]]
+    res = NestedVNS(m=(5, 5), bounds={"C": (0.5, 2.0)}).tune(
+        KFoldCV(k=3), X, y, kernel=AnisotropicRBF(n_features=4), random_state=0
+    )
+    assert res.trace["param_C"].between(0.5, 2.0).all() and res.trace["level"].max() == 2
+    with pytest.raises(ValueError, match=r"bounds name parameters \['nu'\] in no level"):
+        NestedVNS(m=(5, 5), bounds={"nu": (1, 2)}).tune(
+            KFoldCV(k=3), X, y, kernel=AnisotropicRBF(n_features=4)
+        )
