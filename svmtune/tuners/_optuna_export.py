@@ -35,6 +35,8 @@ def open_study(
             f"got {storage!r}"
         )
     name = study_name if study_name is not None else (default_name if storage else None)
+    level = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)  # no "A new study created" line
     try:
         study = optuna.create_study(
             storage=storage,
@@ -45,6 +47,8 @@ def open_study(
         )
     except Exception as exc:  # SQLAlchemy, Optuna and OS errors alike
         raise ValueError(f"cannot open the Optuna storage {storage!r}: {exc}") from exc
+    finally:
+        optuna.logging.set_verbosity(level)
     check_study(study)
     return study
 
