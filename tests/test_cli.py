@@ -139,7 +139,9 @@ def test_report_asks_which_study_when_the_database_holds_several(study_file, tmp
     assert main(["report", "--storage", url, "--study", "three"]) == 2
 
 
-@pytest.mark.parametrize(("name", "n_cells"), [("quickstart", 60), ("fischetti2016", 360)])
+@pytest.mark.parametrize(
+    ("name", "n_cells"), [("quickstart", 90), ("fischetti2016", 540), ("carrizosa2014", 220)]
+)
 def test_the_shipped_studies_load_and_validate(name, n_cells):
     study = load_study(ROOT / "studies" / f"{name}.py")
     assert study.name == name
