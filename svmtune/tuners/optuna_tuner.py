@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from svmtune.objectives._base import BoundObjective
 from svmtune.objectives._evaluation import Cost, Evaluation, Status
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
@@ -59,6 +61,7 @@ class _OptunaSearch(Tuner):
         seed = int(rng.integers(2**31 - 1))
         study = open_study(self.storage, self.study_name)
         earlier = _earlier(study, box)
+        _check_fingerprint(study, evaluate.bound)
         if earlier:
             # A resumed run: a sampler seeded as in the first run would propose its first
             # points again; seed it from the run's seed and the number of trials done.
@@ -81,6 +84,32 @@ class _OptunaSearch(Tuner):
                     study.tell(trial, ev.value)
                 else:
                     study.tell(trial, state=TrialState.FAIL)
+
+
+def _fingerprint(bound: BoundObjective) -> str:
+    """What a stored study's trials were computed on: the data, objective and kernel."""
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(bound.X).tobytes())
+    h.update(np.ascontiguousarray(bound.y).tobytes())
+    h.update(repr(bound.objective).encode())
+    h.update(repr(bound.kernel).encode())
+    return h.hexdigest()[:16]
+
+
+def _check_fingerprint(study: Any, bound: BoundObjective) -> None:
+    """Tag a new study with the run's fingerprint; refuse to resume one made on other data."""
+    key = "svmtune_fingerprint"
+    mine = _fingerprint(bound)
+    theirs = study.user_attrs.get(key)
+    if theirs is None:
+        if not study.get_trials(deepcopy=False):
+            study.set_user_attr(key, mine)
+        return
+    if theirs != mine:
+        raise ValueError(
+            f"Optuna study {study.study_name!r} holds trials of another tuning problem (other "
+            "data, objective or kernel model); use another study_name to start afresh"
+        )
 
 
 def _earlier(study: Any, box: SearchSpace) -> list[Evaluation]:
@@ -138,7 +167,10 @@ _COMMON_DOC = """
         Where the Optuna study lives (e.g. ``"sqlite:///tpe.db"``); default in memory. With a
         storage, running again with the same ``study_name`` resumes: the finished trials
         already stored are taken as this run's first evaluations (with their stored costs),
-        and only the rest are evaluated. Watch a run with ``optuna-dashboard <URL>``.
+        and only the rest are evaluated; a study made on other data, objective or kernel model
+        is refused. Watch a run with ``optuna-dashboard <URL>``. Not for tuners inside a
+        :class:`~svmtune.study.Study` (every cell would share the one Optuna study; a study
+        stores and resumes its cells itself).
     study_name : str, optional
         Name of the Optuna study in ``storage`` (default ``"svmtune"``).
     max_evals, max_seconds : optional budget (see :class:`~svmtune.tuners.Tuner`)

@@ -210,3 +210,11 @@ def test_to_optuna_writes_into_a_storage_and_refuses_a_maximising_study(toy, tmp
         res.to_optuna(optuna.create_study(direction="maximize"))
     with pytest.raises(ValueError, match="cannot open the Optuna storage"):
         trace_to_optuna(res.trace, res.space, "nosuchdb://")
+
+
+def test_resuming_a_study_made_on_other_data_is_refused(toy, tmp_path):
+    url = f"sqlite:///{tmp_path / 'y.db'}"
+    TPE(n_trials=2, storage=url).tune(_WithC(), *toy, kernel=RBF())
+    X, y = toy
+    with pytest.raises(ValueError, match="holds trials of another tuning problem"):
+        TPE(n_trials=3, storage=url).tune(_WithC(), X + 1.0, y, kernel=RBF())
