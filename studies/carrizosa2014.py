@@ -38,6 +38,9 @@ in four representations, mfeat, addata), so its Tables 4-5 are context, not targ
 
     svmtune run studies/carrizosa2014.py
 
+Measured: about 23 minutes of wall time on 2 cores shared with other jobs (load average about 9);
+the results are summarised in ``docs/search-tuners.md``.
+
 writes ``results/carrizosa2014/``: ``table3.csv``, ``mkl_tables.csv``, ``nested_vs_flat.csv``,
 the standard plots of every part (test error vs CPU time, best-so-far vs time) and
 ``best_so_far_per_eval_*.png`` (best CV error against the evaluation count, mean over runs).
@@ -248,7 +251,8 @@ def plot_best_per_eval(traces: pd.DataFrame, path: Path, title: str) -> Path:
     sets = list(dict.fromkeys(traces["dataset"]))
     cols = min(4, len(sets))
     rows = math.ceil(len(sets) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.3 * rows), squeeze=False)
+    size = (max(4.2 * cols, 7.0), 3.3 * rows + 0.8)
+    fig, axes = plt.subplots(rows, cols, figsize=size, squeeze=False)
     for ax, name in zip(axes.ravel(), sets, strict=False):
         sub = traces[traces["dataset"] == name]
         for method, g in sub.groupby("method", sort=False):
@@ -262,7 +266,7 @@ def plot_best_per_eval(traces: pd.DataFrame, path: Path, title: str) -> Path:
         ax.set_visible(False)
     handles, labels = axes.ravel()[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize=8)
-    fig.suptitle(title)
+    fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0.08, 1, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
