@@ -1,11 +1,11 @@
 """Quickstart: Fischetti's LOO_2 and LOO_3 estimates tuned by bisection, against grids.
 
-Three bundled data sets, five random 70/30 splits each (Fischetti 2016, Section 5), six
-methods: the LOO_2 and LOO_3 estimates with gamma by bisection, LOO_2 on a grid of gamma, and
-the usual baseline, the hinge-loss SVM with (C, gamma) by 5-fold cross-validation on a 5 x 5
-grid, and by its exact leave-one-out error (Franc et al.) on the same grid; and Platt's
-empirical error with (C, gamma) by gradient descent (Adankon et al.). 90 tuning runs,
-about a minute on two cores.
+Three bundled data sets, five random 70/30 splits each (Fischetti 2016, Section 5), eight
+methods: the LOO_2 and LOO_3 estimates with gamma by bisection, LOO_2 on a grid of gamma, the
+usual baseline, the hinge-loss SVM with (C, gamma) by 5-fold cross-validation on a 5 x 5 grid,
+the same SVM with its 25 evaluations spent by VNS and by TPE instead, the SVM's exact
+leave-one-out error (Franc et al.) on the 5 x 5 grid, and Platt's empirical error with
+(C, gamma) by gradient descent (Adankon et al.). 120 tuning runs, about a minute on two cores.
 
     svmtune run studies/quickstart.py
 
@@ -16,7 +16,7 @@ define ``figures(study, outdir) -> list[Path]`` for extra plots.
 from svmtune.kernels import RBF
 from svmtune.objectives import ExactLOO, KFoldCV, LOOEstimate, PlattError
 from svmtune.study import Method, Study
-from svmtune.tuners import Bisection, GradientDescent, Grid
+from svmtune.tuners import TPE, VNS, Bisection, GradientDescent, Grid
 
 study = Study(
     "quickstart",
@@ -32,6 +32,9 @@ study = Study(
         "LOO2+grid": Method(LOOEstimate(model="loo2"), Grid(n_points=5), RBF()),
         # the hinge-loss SVM, (C, gamma) on a 5 x 5 grid by 5-fold cross-validation
         "SVM 5-fold CV+grid": Method(KFoldCV(k=5), Grid(n_points=5), RBF()),
+        # the same SVM and budget (25 evaluations) by variable neighbourhood search and by TPE
+        "SVM 5-fold CV+VNS": Method(KFoldCV(k=5), VNS(m=25), RBF()),
+        "SVM 5-fold CV+TPE": Method(KFoldCV(k=5), TPE(n_trials=25), RBF()),
         # the exact leave-one-out error (Franc et al.'s stop) on the same 5 x 5 grid
         "SVM exact LOO+grid": Method(ExactLOO(), Grid(n_points=5), RBF()),
         # Platt's empirical error on a 30% holdout, (C, gamma) by gradient descent

@@ -162,7 +162,13 @@ def test_report_asks_which_study_when_the_database_holds_several(study_file, tmp
 
 @pytest.mark.parametrize(
     ("name", "n_cells"),
-    [("quickstart", 90), ("fischetti2016", 360), ("adankon", 100), ("franc2008", 54)],
+    [
+        ("quickstart", 120),
+        ("fischetti2016", 540),
+        ("adankon", 100),
+        ("franc2008", 54),
+        ("carrizosa2014", 132),
+    ],
 )
 def test_the_shipped_studies_load_and_validate(name, n_cells):
     study = load_study(ROOT / "studies" / f"{name}.py")

@@ -1,8 +1,12 @@
 """Tuners: which settings of the hyperparameters to try next?"""
 
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
+from svmtune.tuners._optuna_export import trace_to_optuna
 from svmtune.tuners.bisection import Bisection
 from svmtune.tuners.grid import DEFAULT_GRID_BOUNDS, Grid
+from svmtune.tuners.nested_vns import NestedVNS
+from svmtune.tuners.optuna_tuner import TPE, OptunaTuner, RandomSearch
+from svmtune.tuners.vns import VNS
 
 __all__ = [
     "DEFAULT_GRID_BOUNDS",
@@ -12,6 +16,12 @@ __all__ = [
     "Grid",
     "Tuner",
     "TuningResult",
+    "NestedVNS",
+    "OptunaTuner",
+    "RandomSearch",
+    "TPE",
+    "VNS",
+    "trace_to_optuna",
 ]
 from svmtune.tuners.gradient_descent import GradientDescent  # noqa: E402
 from svmtune.tuners.incremental import IncrementalGradient  # noqa: E402

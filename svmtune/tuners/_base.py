@@ -55,6 +55,8 @@ class TuningResult:
         ``"converged"``, ``"max_evals"`` or ``"max_seconds"``.
     total_cost : Cost
         Set-up, every evaluation, and the final classifier.
+    space : SearchSpace or None
+        The search space of the run (names, bounds, scales); :meth:`to_optuna` needs it.
     """
 
     best_params: dict[str, float]
@@ -64,10 +66,25 @@ class TuningResult:
     best_evaluation: Evaluation
     stopped_by: str
     total_cost: Cost
+    space: SearchSpace | None = None
 
     @property
     def n_evaluations(self) -> int:
         return len(self.trace)
+
+    def to_optuna(self, study_or_storage: Any, *, study_name: str | None = None) -> Any:
+        """Write every evaluation of this run into an Optuna study, one trial each.
+
+        See :func:`svmtune.tuners.trace_to_optuna` (this calls it with the run's trace and
+        space): completed trials carry the parameters, the value and the cost (user attributes
+        ``wall_s``, ``cpu_s``, ``kernel_evals``, ``iterations``); failed evaluations become
+        failed trials. Returns the ``optuna.Study``.
+        """
+        from svmtune.tuners._optuna_export import trace_to_optuna
+
+        if self.space is None:
+            raise ValueError("this TuningResult has no search space; it cannot be exported")
+        return trace_to_optuna(self.trace, self.space, study_or_storage, study_name=study_name)
 
 
 #: Evaluation ``info`` entries that become trace columns when some evaluation has them
@@ -76,9 +93,15 @@ TRACE_INFO = ("grad_norm", "working_set")
 
 
 def trace_frame(
-    evaluations: Sequence[Evaluation], space: SearchSpace, setup: Cost | None = None
+    evaluations: Sequence[Evaluation],
+    space: SearchSpace,
+    setup: Cost | None = None,
+    levels: Sequence[int] | None = None,
 ) -> pd.DataFrame:
-    """The trace DataFrame of a sequence of evaluations (see :class:`TuningResult`)."""
+    """The trace DataFrame of a sequence of evaluations (see :class:`TuningResult`).
+
+    ``levels`` (one per evaluation; nested searches) adds a ``level`` column after ``eval``.
+    """
     rows = []
     best = math.inf
     cum = setup if setup is not None else Cost()
@@ -106,6 +129,7 @@ def trace_frame(
     extra = [k for k in TRACE_INFO if any(k in ev.info for ev in evaluations)]
     columns = [
         "eval",
+        *(["level"] if levels is not None else []),
         *(f"param_{n}" for n in space.names),
         "value",
         "status",
@@ -120,7 +144,10 @@ def trace_frame(
         "best_value",
         *extra,
     ]
-    return pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=columns)
+    if levels is not None:
+        frame["level"] = np.asarray(levels, dtype=np.int64)
+    return frame
 
 
 class Evaluator:
@@ -208,6 +235,28 @@ class Evaluator:
         if self.incumbent is not None and self.incumbent.ok and self.incumbent.value <= best.value:
             return self.incumbent
         return best
+
+    def spent(self) -> bool:
+        """True (and ``stopped_by`` set) when the next new evaluation would exceed the budget;
+        for strategies that must not ask for a point they cannot evaluate (Optuna's ask/tell)."""
+        if self.max_evals is not None and len(self.evaluations) >= self.max_evals:
+            self.stopped_by = "max_evals"
+            return True
+        if self.max_seconds is not None and time.perf_counter() - self.t0 >= self.max_seconds:
+            self.stopped_by = "max_seconds"
+            return True
+        return False
+
+    def restore(self, evaluations: Sequence[Evaluation]) -> None:
+        """Record evaluations made by an earlier, interrupted run of the same search (a resumed
+        Optuna study): they count towards the budget and are not evaluated again."""
+        for ev in evaluations:
+            checked = self.bound.space.check(ev.params)
+            key = tuple(sorted(checked.items()))
+            if key in self.memo:
+                continue
+            self.memo[key] = ev
+            self.evaluations.append(ev)
 
     def __call__(self, candidates: Sequence[Mapping[str, float]]) -> list[Evaluation]:
         if isinstance(candidates, Mapping):
@@ -317,6 +366,7 @@ class Tuner(ParamsMixin, ABC):
             best_evaluation=best,
             stopped_by=run.stopped_by,
             total_cost=total + final,
+            space=bound.space,
         )
 
     @abstractmethod

@@ -1,0 +1,251 @@
+"""Nested variable neighbourhood search (Carrizosa, Martin-Barragan, Romero Morales 2014)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from svmtune.kernels._base import KernelModel
+from svmtune.objectives._base import BoundObjective, Stopwatch
+from svmtune.objectives._evaluation import Cost, Evaluation
+from svmtune.space import SearchSpace
+from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult, trace_frame
+from svmtune.tuners._box import Box, narrow
+from svmtune.tuners.vns import (
+    StartOption,
+    check_positive_int,
+    check_start_option,
+    check_vns_options,
+    start_point,
+    vns_search,
+)
+
+__all__ = ["NestedVNS"]
+
+
+class NestedVNS(Tuner):
+    """VNS through a nested sequence of kernel models (Carrizosa et al. 2014, Algorithm 2).
+
+    The kernel model's :meth:`~svmtune.kernels.KernelModel.nested` sequence
+    ``K(1) c K(2) c ... c K(H)`` is searched level by level: :class:`~svmtune.tuners.VNS` on
+    level ``h`` for ``m[h]`` iterations, starting from level ``h - 1``'s best point embedded in
+    level ``h``'s space (:meth:`~svmtune.kernels.KernelModel.embed`, which gives the same Gram
+    matrix; ``C``, if the objective has it, is carried over). So the first evaluation of level
+    ``h`` re-evaluates the previous level's best in the larger model. Level 1 starts from
+    ``start``. Examples of nested sequences: RBF -> anisotropic RBF; one common weight
+    (model (5)/(14)) -> one weight per base kernel (model (7)/(13)); one weight and one width
+    (Section 3.3.3) -> one weight and one width per group (model (8)).
+
+    A kernel model with a single level (``nested()`` returns just itself, e.g. ``RBF``) is searched
+    as plain VNS with ``m[0]`` iterations; ``m`` must then name one budget.
+
+    The result is one run in the final model's space: every evaluation's parameters are embedded
+    in it, the trace has a ``level`` column (1, ..., H), the best point is the lowest value over
+    all levels (the first one found on ties), and the objective is bound once per level (each
+    binding's set-up cost is counted from the start of the trace's cumulative columns).
+    ``max_evals`` and ``max_seconds`` bound the whole run.
+
+    Parameters
+    ----------
+    m : int or sequence of int, default (100, 500)
+        Iterations per level (the paper's ``m_1, ..., m_H``); an int gives every level the same.
+    step, k_max : VNS neighbourhoods (see :class:`~svmtune.tuners.VNS`), defaults 1.0 and 25
+    start : dict, "center" or "random", optional
+        Level 1's first point (in level 1's space), the centre of its box (default) or a random
+        point (the paper's choice).
+    bounds : mapping name -> (low, high), optional
+        Narrow the search box of the parameters of these names at every level that has them
+        (e.g. ``C``; narrow kernel widths through the kernel model's own bounds, so that the
+        embedded start of each level stays in its box). Every name must occur at some level.
+    max_evals, max_seconds : optional budget of the whole run
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmtune.kernels import AnisotropicRBF
+    >>> from svmtune.objectives import LOOEstimate
+    >>> from svmtune.tuners import NestedVNS
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
+    >>> y = np.repeat([-1.0, 1.0], 30)
+    >>> res = NestedVNS(m=(10, 15)).tune(
+    ...     LOOEstimate(model="loo2"), X, y, kernel=AnisotropicRBF(n_features=2), random_state=0
+    ... )
+    >>> res.trace["level"].value_counts().sort_index().tolist()
+    [10, 15]
+    """
+
+    def __init__(
+        self,
+        *,
+        m: int | Sequence[int] = (100, 500),
+        step: float = 1.0,
+        k_max: int = 25,
+        start: StartOption = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+        max_evals: int | None = None,
+        max_seconds: float | None = None,
+    ) -> None:
+        super().__init__(max_evals=max_evals, max_seconds=max_seconds)
+        self.m = m
+        self.step = step
+        self.k_max = k_max
+        self.start = start
+        self.bounds = bounds
+
+    def budgets(self, n_levels: int) -> list[int]:
+        """The iterations of each of ``n_levels`` levels; ValueError if ``m`` does not fit."""
+        if isinstance(self.m, int | np.integer) and not isinstance(self.m, bool):
+            return [check_positive_int(self.m, "m")] * n_levels
+        if isinstance(self.m, str) or not isinstance(self.m, Sequence):
+            raise ValueError(f"m must be a positive integer or a sequence of them; got {self.m!r}")
+        ms = [check_positive_int(v, "every m") for v in self.m]
+        if len(ms) != n_levels:
+            raise ValueError(
+                f"m gives {len(ms)} level budgets {list(ms)}, but the kernel model has "
+                f"{n_levels} nested level(s); give one budget per level"
+            )
+        return ms
+
+    def _check_space(self, space: SearchSpace) -> None:
+        check_vns_options(self.step, self.k_max)
+        if isinstance(self.m, int | np.integer) and not isinstance(self.m, bool):
+            check_positive_int(self.m, "m")
+
+    def _check_levels(self, kernel: KernelModel) -> tuple[KernelModel, ...]:
+        levels = tuple(kernel.nested())
+        if not levels or levels[-1] != kernel:
+            raise ValueError(f"{kernel!r}.nested() must end with the model itself")
+        self.budgets(len(levels))
+        return levels
+
+    def tune_bound(
+        self,
+        bound: BoundObjective,
+        *,
+        random_state: int | np.random.Generator | None = None,
+        start: Mapping[str, float] | None = None,
+    ) -> TuningResult:
+        """Tune through the nested levels of ``bound.kernel``; ``start`` is a level-1 point."""
+        self._check_budget()
+        self._check_space(bound.space)
+        levels = self._check_levels(bound.kernel)
+        budgets = self.budgets(len(levels))
+        rng = np.random.default_rng(random_state)
+        final_space = bound.space
+        t0 = time.perf_counter()
+
+        bounds: list[BoundObjective] = []
+        for lvl in levels[:-1]:
+            bounds.append(bound.objective.bind(bound.X, bound.y, kernel=lvl))
+        bounds.append(bound)
+        setup = Cost()
+        for b in bounds:
+            setup = setup + b.setup_cost
+        boxes = self._boxes([b.space for b in bounds])
+        check_start_option(start if start is not None else self.start, boxes[0].space)
+
+        evaluations: list[Evaluation] = []
+        level_of: list[int] = []
+        stopped_by = "converged"
+        first: StartOption = start if start is not None else self.start
+        carry: dict[str, float] | None = None  # previous level's best, in this level's space
+        for h, (b, m_h) in enumerate(zip(bounds, budgets, strict=True)):
+            max_evals = None
+            if self.max_evals is not None:
+                max_evals = int(self.max_evals) - len(evaluations)
+            max_seconds = None
+            if self.max_seconds is not None:
+                max_seconds = float(self.max_seconds) - (time.perf_counter() - t0)
+            if (max_evals is not None and max_evals < 1) or (
+                max_seconds is not None and max_seconds <= 0
+            ):
+                out_of_evals = max_evals is not None and max_evals < 1
+                stopped_by = "max_evals" if out_of_evals else "max_seconds"
+                break
+            run = Evaluator(b, max_evals, max_seconds)
+            box = boxes[h]
+            x = start_point(box, carry if carry is not None else (first if h == 0 else None), rng)
+            try:
+                vns_search(run, box, x, rng, m=m_h, step=float(self.step), k_max=self.k_max)
+            except BudgetExhausted:
+                stopped_by = run.stopped_by
+            evaluations += [_embedded(ev, b, bound) for ev in run.evaluations]
+            level_of += [h + 1] * len(run.evaluations)
+            if stopped_by != "converged":
+                break
+            if h + 1 < len(bounds) and any(ev.ok for ev in run.evaluations):
+                carry = _embed(run.best().params, b, bounds[h + 1])
+        return _finish(self.name, bound, final_space, evaluations, level_of, setup, stopped_by)
+
+    def _boxes(self, spaces: list[SearchSpace]) -> list[Box]:
+        bounds = dict(self.bounds or {})
+        unknown = [n for n in bounds if not any(n in s for s in spaces)]
+        if unknown:
+            names = sorted({n for s in spaces for n in s.names})
+            raise ValueError(
+                f"bounds name parameters {unknown} in no level; the levels have {names}"
+            )
+        return [Box(narrow(s, {n: v for n, v in bounds.items() if n in s})) for s in spaces]
+
+    def _run_search(
+        self,
+        evaluate: Evaluator,
+        space: SearchSpace,
+        rng: np.random.Generator,
+        start: dict[str, float] | None,
+    ) -> None:  # pragma: no cover - tune_bound drives the levels itself
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"NestedVNS(m={self.m}, step={self.step}, k_max={self.k_max})"
+
+
+def _embed(
+    params: Mapping[str, float], src: BoundObjective, dst: BoundObjective
+) -> dict[str, float]:
+    """``src``'s parameters in ``dst``'s space: the kernel part embedded, ``C`` carried over."""
+    kernel = dst.kernel.embed(src.kernel_params(params), src.kernel)
+    out = {n: float(params[n]) for n in dst.space.names if n not in kernel and n in params}
+    out.update(kernel)
+    return dst.space.check(out)
+
+
+def _embedded(ev: Evaluation, src: BoundObjective, dst: BoundObjective) -> Evaluation:
+    if src is dst:
+        return ev
+    return Evaluation(_embed(ev.params, src, dst), ev.value, ev.status, ev.cost, ev.info, ev.error)
+
+
+def _finish(
+    name: str,
+    bound: BoundObjective,
+    space: SearchSpace,
+    evaluations: list[Evaluation],
+    levels: list[int],
+    setup: Cost,
+    stopped_by: str,
+) -> TuningResult:
+    if not evaluations:
+        raise RuntimeError(f"{name} made no evaluation (budget too small?)")
+    ok = [e for e in evaluations if e.ok]
+    if not ok:
+        raise RuntimeError(f"{name}: every evaluation failed; first error: {evaluations[0].error}")
+    best = min(ok, key=lambda e: e.value)  # the first one on ties
+    watch = Stopwatch()
+    clf = bound.classifier(best.params)
+    total = setup
+    for e in evaluations:
+        total = total + e.cost
+    return TuningResult(
+        best_params=dict(best.params),
+        best_value=best.value,
+        best_classifier=clf,
+        trace=trace_frame(evaluations, space, setup, levels=levels),
+        best_evaluation=best,
+        stopped_by=stopped_by,
+        total_cost=total + watch.cost(),
+        space=space,
+    )

@@ -1,0 +1,408 @@
+"""Optuna's samplers as svmtune tuners, through ask/tell: TPE, random search, or any sampler."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from svmtune.objectives._base import BoundObjective
+from svmtune.objectives._evaluation import Cost, Evaluation, Status
+from svmtune.space import SearchSpace
+from svmtune.tuners._base import Evaluator, Tuner
+from svmtune.tuners._box import narrow
+from svmtune.tuners._optuna_export import COST_ATTRS, distributions, open_study
+from svmtune.tuners.vns import check_positive_int
+
+__all__ = ["TPE", "OptunaTuner", "RandomSearch"]
+
+
+class _OptunaSearch(Tuner):
+    """The ask/tell loop shared by the Optuna tuners; subclasses build the sampler."""
+
+    n_trials: int
+    bounds: Mapping[str, tuple[float, float]] | None
+    storage: Any
+    study_name: str | None
+
+    def _new_sampler(self, seed: int) -> Any:
+        raise NotImplementedError
+
+    def _check_space(self, space: SearchSpace) -> None:
+        check_positive_int(self.n_trials, "n_trials")
+        narrow(space, self.bounds)
+        if self.storage is not None and not isinstance(self.storage, str):
+            from optuna.storages import BaseStorage
+
+            if not isinstance(self.storage, BaseStorage):
+                raise ValueError(
+                    "storage must be an Optuna storage URL (str) or an "
+                    f"optuna.storages.BaseStorage; got {self.storage!r}"
+                )
+        if self.study_name is not None and not isinstance(self.study_name, str):
+            raise ValueError(f"study_name must be a string; got {self.study_name!r}")
+
+    def _run_search(
+        self,
+        evaluate: Evaluator,
+        space: SearchSpace,
+        rng: np.random.Generator,
+        start: dict[str, float] | None,
+    ) -> None:
+        import optuna
+        from optuna.trial import TrialState
+
+        box = narrow(space, self.bounds)
+        dists = distributions(box)
+        seed = int(rng.integers(2**31 - 1))
+        study = open_study(self.storage, self.study_name)
+        earlier = _earlier(study, box)
+        _check_fingerprint(study, evaluate.bound)
+        if earlier:
+            # A resumed run: a sampler seeded as in the first run would propose its first
+            # points again; seed it from the run's seed and the number of trials done.
+            seed = int(np.random.SeedSequence([seed, len(earlier)]).generate_state(1)[0] >> 1)
+        study.sampler = self._new_sampler(seed)
+        evaluate.restore(earlier)
+        if start is not None:  # the caller's point first (Optuna's enqueue_trial)
+            study.enqueue_trial(dict(start), skip_if_exists=True)
+        n_left = int(self.n_trials) - len(evaluate.evaluations)
+        with _quiet(optuna):
+            for _ in range(n_left):
+                if evaluate.spent():
+                    return
+                trial = study.ask(dists)
+                ev = evaluate([trial.params])[0]
+                for name in COST_ATTRS:
+                    trial.set_user_attr(name, getattr(ev.cost, name))
+                trial.set_user_attr("status", str(ev.status))
+                if ev.ok:
+                    study.tell(trial, ev.value)
+                else:
+                    study.tell(trial, state=TrialState.FAIL)
+
+
+def _fingerprint(bound: BoundObjective) -> str:
+    """What a stored study's trials were computed on: the data, objective and kernel."""
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(bound.X).tobytes())
+    h.update(np.ascontiguousarray(bound.y).tobytes())
+    h.update(repr(bound.objective).encode())
+    h.update(repr(bound.kernel).encode())
+    return h.hexdigest()[:16]
+
+
+def _check_fingerprint(study: Any, bound: BoundObjective) -> None:
+    """Tag a new study with the run's fingerprint; refuse to resume one made on other data."""
+    key = "svmtune_fingerprint"
+    mine = _fingerprint(bound)
+    theirs = study.user_attrs.get(key)
+    if theirs is None:
+        if not study.get_trials(deepcopy=False):
+            study.set_user_attr(key, mine)
+        return
+    if theirs != mine:
+        raise ValueError(
+            f"Optuna study {study.study_name!r} holds trials of another tuning problem (other "
+            "data, objective or kernel model); use another study_name to start afresh"
+        )
+
+
+def _earlier(study: Any, box: SearchSpace) -> list[Evaluation]:
+    """Finished trials of a study being resumed, as evaluations (their stored costs)."""
+    from optuna.trial import TrialState
+
+    out = []
+    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)):
+        if set(t.params) != set(box.names):
+            raise ValueError(
+                f"Optuna study {study.study_name!r} has trials over {sorted(t.params)}; this run "
+                f"searches {list(box.names)} (use another study_name)"
+            )
+        try:
+            params = box.check(t.params)
+        except ValueError as exc:
+            raise ValueError(
+                f"Optuna study {study.study_name!r} has a trial outside this run's box: {exc}"
+            ) from None
+        a = t.user_attrs
+        cost = Cost(
+            float(a.get("wall_s", 0.0)),
+            float(a.get("cpu_s", 0.0)),
+            int(a.get("kernel_evals", 0)),
+            int(a.get("iterations", 0)),
+        )
+        if t.state == TrialState.COMPLETE:
+            out.append(Evaluation(params, float(t.value), Status.OK, cost))
+        else:
+            out.append(Evaluation(params, math.nan, Status.FAILED, cost, error="failed trial"))
+    return out
+
+
+class _quiet:
+    """Silence Optuna's per-trial INFO log lines for the duration of a run."""
+
+    def __init__(self, optuna: Any) -> None:
+        self.logging = optuna.logging
+
+    def __enter__(self) -> None:
+        self.level = self.logging.get_verbosity()
+        self.logging.set_verbosity(self.logging.WARNING)
+
+    def __exit__(self, *exc: object) -> None:
+        self.logging.set_verbosity(self.level)
+
+
+_COMMON_DOC = """
+    n_trials : int, default 50
+        Trials of the run (evaluations, unless the sampler repeats a point); ``max_evals``
+        and ``max_seconds`` may stop it earlier. A resumed study counts its earlier trials.
+    bounds : mapping name -> (low, high), optional
+        Narrow the search box of some parameters (inside the search space's bounds).
+    storage : str or optuna.storages.BaseStorage, optional
+        Where the Optuna study lives (e.g. ``"sqlite:///tpe.db"``); default in memory. With a
+        storage, running again with the same ``study_name`` resumes: the finished trials
+        already stored are taken as this run's first evaluations (with their stored costs),
+        and only the rest are evaluated; a study made on other data, objective or kernel model
+        is refused. Watch a run with ``optuna-dashboard <URL>``. Not for tuners inside a
+        :class:`~svmtune.study.Study` (every cell would share the one Optuna study; a study
+        stores and resumes its cells itself).
+    study_name : str, optional
+        Name of the Optuna study in ``storage`` (default ``"svmtune"``).
+    max_evals, max_seconds : optional budget (see :class:`~svmtune.tuners.Tuner`)
+"""
+
+
+_OPTUNA_TUNER_DOC = (
+    """Any Optuna sampler, driven through ask/tell over the search space.
+
+    Each parameter is a ``FloatDistribution`` over its bounds, log-scaled where the search space
+    says so. A ``start`` passed to :meth:`~svmtune.tuners.Tuner.tune_bound` is enqueued as the
+    first trial.
+
+    Parameters
+    ----------
+    sampler : optuna sampler class or instance, optional
+        A subclass of ``optuna.samplers.BaseSampler`` (e.g. ``optuna.samplers.CmaEsSampler``)
+        is built as ``sampler(seed=..., **sampler_options)`` with a seed drawn from the run's
+        ``random_state``, so seeded runs are reproducible. An instance is deep-copied for each
+        run (its own seed rules; ``sampler_options`` must then be empty). Default:
+        ``TPESampler(multivariate=True)``.
+    sampler_options : mapping, optional
+        Keyword arguments of the sampler class.
+"""
+    + _COMMON_DOC
+    + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import optuna
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import LOOEstimate
+    >>> from svmtune.tuners import OptunaTuner
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
+    >>> y = np.repeat([-1.0, 1.0], 30)
+    >>> tuner = OptunaTuner(sampler=optuna.samplers.QMCSampler, n_trials=8)
+    >>> res = tuner.tune(LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0)
+    >>> len(res.trace)
+    8
+    """
+)
+
+
+class OptunaTuner(_OptunaSearch):
+    __doc__ = _OPTUNA_TUNER_DOC
+
+    def __init__(
+        self,
+        *,
+        sampler: Any = None,
+        sampler_options: Mapping[str, Any] | None = None,
+        n_trials: int = 50,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+        storage: Any = None,
+        study_name: str | None = None,
+        max_evals: int | None = None,
+        max_seconds: float | None = None,
+    ) -> None:
+        super().__init__(max_evals=max_evals, max_seconds=max_seconds)
+        self.sampler = sampler
+        self.sampler_options = sampler_options
+        self.n_trials = n_trials
+        self.bounds = bounds
+        self.storage = storage
+        self.study_name = study_name
+
+    def _check_space(self, space: SearchSpace) -> None:
+        super()._check_space(space)
+        from optuna.samplers import BaseSampler
+
+        s = self.sampler
+        ok = s is None or isinstance(s, BaseSampler)
+        ok = ok or (isinstance(s, type) and issubclass(s, BaseSampler))
+        if not ok:
+            raise ValueError(
+                "sampler must be an Optuna sampler: a subclass or an instance of "
+                f"optuna.samplers.BaseSampler; got {s!r}"
+            )
+        if self.sampler_options is not None:
+            if not isinstance(self.sampler_options, Mapping):
+                raise ValueError(f"sampler_options must be a mapping; got {self.sampler_options!r}")
+            if isinstance(s, BaseSampler) and self.sampler_options:
+                raise ValueError(
+                    "sampler_options apply to a sampler class; the sampler given is an instance "
+                    f"({s!r})"
+                )
+
+    def _new_sampler(self, seed: int) -> Any:
+        from optuna.samplers import BaseSampler, TPESampler
+
+        opts = dict(self.sampler_options or {})
+        if self.sampler is None:
+            return TPESampler(seed=seed, **{"multivariate": True, **opts})
+        if isinstance(self.sampler, BaseSampler):
+            return copy.deepcopy(self.sampler)
+        return self.sampler(seed=seed, **opts)
+
+    def __repr__(self) -> str:
+        name = (
+            "TPESampler"
+            if self.sampler is None
+            else getattr(self.sampler, "__name__", type(self.sampler).__name__)
+        )
+        return f"OptunaTuner(sampler={name}, n_trials={self.n_trials})"
+
+
+_TPE_DOC = (
+    """Tree-structured Parzen estimator: Optuna's ``TPESampler`` (multivariate by default).
+
+    Parameters
+    ----------
+    n_startup_trials : int, default 10
+        Random trials before the Parzen estimators take over.
+    multivariate : bool, default True
+        One joint estimator over all parameters (Optuna's ``multivariate=True``).
+"""
+    + _COMMON_DOC
+    + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import LOOEstimate
+    >>> from svmtune.tuners import TPE
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
+    >>> y = np.repeat([-1.0, 1.0], 30)
+    >>> res = TPE(n_trials=12).tune(LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0)
+    >>> len(res.trace)
+    12
+    """
+)
+
+
+class TPE(_OptunaSearch):
+    __doc__ = _TPE_DOC
+
+    def __init__(
+        self,
+        *,
+        n_trials: int = 50,
+        n_startup_trials: int = 10,
+        multivariate: bool = True,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+        storage: Any = None,
+        study_name: str | None = None,
+        max_evals: int | None = None,
+        max_seconds: float | None = None,
+    ) -> None:
+        super().__init__(max_evals=max_evals, max_seconds=max_seconds)
+        self.n_trials = n_trials
+        self.n_startup_trials = n_startup_trials
+        self.multivariate = multivariate
+        self.bounds = bounds
+        self.storage = storage
+        self.study_name = study_name
+
+    def _check_space(self, space: SearchSpace) -> None:
+        super()._check_space(space)
+        check_positive_int(self.n_startup_trials, "n_startup_trials")
+        if not isinstance(self.multivariate, bool):
+            raise ValueError(f"multivariate must be True or False; got {self.multivariate!r}")
+
+    def _new_sampler(self, seed: int) -> Any:
+        import warnings
+
+        from optuna.exceptions import ExperimentalWarning
+        from optuna.samplers import TPESampler
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ExperimentalWarning)
+            return TPESampler(
+                seed=seed,
+                n_startup_trials=int(self.n_startup_trials),
+                multivariate=self.multivariate,
+            )
+
+    def __repr__(self) -> str:
+        return f"TPE(n_trials={self.n_trials}, n_startup_trials={self.n_startup_trials})"
+
+
+_RANDOM_DOC = (
+    """Independent uniform draws in the search box (log-uniform for log-scaled parameters),
+    by Optuna's ``RandomSampler``.
+
+    Parameters
+    ----------
+"""
+    + _COMMON_DOC.lstrip("\n")
+    + """
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import LOOEstimate
+    >>> from svmtune.tuners import RandomSearch
+    >>> rng = np.random.default_rng(0)
+    >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
+    >>> y = np.repeat([-1.0, 1.0], 30)
+    >>> res = RandomSearch(n_trials=6).tune(
+    ...     LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0
+    ... )
+    >>> len(res.trace)
+    6
+    """
+)
+
+
+class RandomSearch(_OptunaSearch):
+    __doc__ = _RANDOM_DOC
+
+    def __init__(
+        self,
+        *,
+        n_trials: int = 50,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+        storage: Any = None,
+        study_name: str | None = None,
+        max_evals: int | None = None,
+        max_seconds: float | None = None,
+    ) -> None:
+        super().__init__(max_evals=max_evals, max_seconds=max_seconds)
+        self.n_trials = n_trials
+        self.bounds = bounds
+        self.storage = storage
+        self.study_name = study_name
+
+    def _new_sampler(self, seed: int) -> Any:
+        from optuna.samplers import RandomSampler
+
+        return RandomSampler(seed=seed)
+
+    def __repr__(self) -> str:
+        return f"RandomSearch(n_trials={self.n_trials})"
