@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import json
 
+import optuna
 import pytest
 
 import svmtune.kernels
@@ -62,6 +63,60 @@ NON_DEFAULT = {
         memory_budget=2**20,
     ),
     "Linear": {},
+    "ExactLOO": dict(
+        stopping="kkt",
+        tol=1e-4,
+        max_iter=10_000,
+        n_jobs=2,
+        efficiency_points=5,
+        memory_budget=2**20,
+    ),
+    "VNS": dict(
+        m=30,
+        step=0.5,
+        k_max=10,
+        start="random",
+        bounds={"gamma": (0.01, 1.0)},
+        max_evals=20,
+        max_seconds=3.0,
+    ),
+    "NestedVNS": dict(
+        m=(10, 20),
+        step=0.5,
+        k_max=10,
+        start="center",
+        bounds={"gamma": (0.01, 1.0)},
+        max_evals=20,
+        max_seconds=3.0,
+    ),
+    "OptunaTuner": dict(
+        sampler=optuna.samplers.QMCSampler,
+        sampler_options={"scramble": True},
+        n_trials=12,
+        bounds={"gamma": (0.01, 1.0)},
+        storage="sqlite:///optuna.db",
+        study_name="s",
+        max_evals=20,
+        max_seconds=3.0,
+    ),
+    "TPE": dict(
+        n_trials=12,
+        n_startup_trials=4,
+        multivariate=False,
+        bounds={"gamma": (0.01, 1.0)},
+        storage="sqlite:///optuna.db",
+        study_name="s",
+        max_evals=20,
+        max_seconds=3.0,
+    ),
+    "RandomSearch": dict(
+        n_trials=12,
+        bounds={"gamma": (0.01, 1.0)},
+        storage="sqlite:///optuna.db",
+        study_name="s",
+        max_evals=20,
+        max_seconds=3.0,
+    ),
     "PlattError": dict(
         validation=3,
         gradient="approx",
