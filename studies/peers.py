@@ -6,7 +6,10 @@ Every method tunes an RBF-kernel classifier on the training part and is measured
 part; CPU seconds are the tuning run's (the refit included), one BLAS thread, one process.
 
 - svmtune: Fischetti's LOO_2 and LOO_3 estimates tuned by bisection over gamma (no C, no QP),
-  and 5-fold CV of the soft-margin SVM (svmtune's SMO) on the 5 x 5 (C, gamma) grid;
+  5-fold CV of the soft-margin SVM (svmtune's SMO) on the 5 x 5 (C, gamma) grid and with the
+  same 25 evaluations spent by VNS (Carrizosa et al.) and by Optuna's TPE, the SVM's exact
+  leave-one-out error (Franc et al.) on the 5 x 5 grid, and Platt's empirical error on a 30%
+  holdout with (C, gamma) by gradient descent (Adankon et al.);
 - peers over ``sklearn.svm.SVC``: ``GridSearchCV`` on the same 5 x 5 grid with cv=5 (the
   paper's HINGE baseline: 126 fits), ``HalvingGridSearchCV`` on that grid,
   ``RandomizedSearchCV`` with the same budget (25 candidates, cv=5, log-uniform over the
@@ -32,10 +35,10 @@ from sklearn.model_selection import GridSearchCV, HalvingGridSearchCV, Randomize
 from sklearn.svm import SVC
 
 from svmtune.kernels import RBF
-from svmtune.objectives import KFoldCV, LOOEstimate
+from svmtune.objectives import ExactLOO, KFoldCV, LOOEstimate, PlattError
 from svmtune.study import Method, PeerMethod, Study
 from svmtune.study._results import method_means
-from svmtune.tuners import DEFAULT_GRID_BOUNDS, Bisection, Grid
+from svmtune.tuners import DEFAULT_GRID_BOUNDS, TPE, VNS, Bisection, GradientDescent, Grid
 
 DATASETS = {
     "Australian": "australian",
@@ -58,6 +61,15 @@ METHODS: dict[str, Method] = {
     "LOO_2 + bisection": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
     "LOO_3 + bisection": Method(LOOEstimate(model="loo3"), Bisection(), RBF()),
     "5-fold CV + grid (svmtune)": Method(KFoldCV(k=5), Grid(n_points=5), RBF()),
+    # the same 25 evaluations spent by variable neighbourhood search and by TPE
+    "5-fold CV + VNS (svmtune)": Method(KFoldCV(k=5), VNS(m=25), RBF()),
+    "5-fold CV + TPE (svmtune)": Method(KFoldCV(k=5), TPE(n_trials=25), RBF()),
+    # the exact leave-one-out error (Franc et al.'s stop) on the same 5 x 5 grid
+    "exact LOO + grid (svmtune)": Method(ExactLOO(), Grid(n_points=5), RBF()),
+    # Platt's empirical error on a 30% holdout, (C, gamma) by gradient descent
+    "Platt + gradient (svmtune)": Method(
+        PlattError(), GradientDescent(start={"C": 10.0, "gamma": 0.1}), RBF()
+    ),
     "GridSearchCV": PeerMethod(GridSearchCV(SVC(), GRID, cv=5)),
     "HalvingGridSearchCV": PeerMethod(HalvingGridSearchCV(SVC(), GRID, cv=5)),
     "RandomizedSearchCV": PeerMethod(
