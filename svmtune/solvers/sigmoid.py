@@ -66,6 +66,15 @@ def _loss(f: NDArray[np.float64], t: NDArray[np.float64], A: float, B: float) ->
     return float(np.sum(np.where(z >= 0, t * z, (t - 1.0) * z) + np.log1p(np.exp(-np.abs(z)))))
 
 
+_EPS = float(np.finfo(np.float64).eps)
+
+
+def _grad_max(f: NDArray[np.float64], t: NDArray[np.float64], A: float, B: float) -> float:
+    """``max(|dL/dA|, |dL/dB|)`` at ``(A, B)``."""
+    d1 = t - _prob(A * f + B)
+    return max(abs(float(np.dot(f, d1))), abs(float(np.sum(d1))))
+
+
 def fit_sigmoid(
     f: ArrayLike,
     y: ArrayLike,
@@ -139,11 +148,20 @@ def fit_sigmoid(
         dA = -(h22 * g1 - h21 * g2) / det
         dB = -(-h21 * g1 + h11 * g2) / det
         gd = g1 * dA + g2 * dB
+        gmax = max(abs(g1), abs(g2))
+        # the loss's own rounding: near the optimum a Newton step decreases it by about
+        # -gd / 2 ~ |g|^2 / h, which falls below this long before |g| reaches a tight tol
+        noise = 16.0 * _EPS * (abs(fval) + ff.size)
         step = 1.0
         while step >= min_step:
             newA, newB = A + step * dA, B + step * dB
             newf = _loss(ff, t, newA, newB)
             if newf < fval + 1e-4 * step * gd:
+                A, B, fval = newA, newB, newf
+                break
+            if newf <= fval + noise and _grad_max(ff, t, newA, newB) < gmax:
+                # no decrease the loss can show: judge the step by the gradient instead
+                # (Newton's quadratic convergence), else the fit stalls at |g| ~ sqrt(noise h)
                 A, B, fval = newA, newB, newf
                 break
             step /= 2.0

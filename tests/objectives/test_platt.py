@@ -12,10 +12,28 @@ CONTINUOUS = [0, 3, 4, 7, 9]  # heart: age, blood pressure, cholesterol, max rat
 
 
 def _active_set(bound, params):
-    return [
-        (r.alpha > 0, r.alpha >= bound.C(params))
-        for r in bound._last[1].results  # noqa: SLF001
-    ]
+    """Per fold: which groups of identical training points (same features and label) hold
+    support vectors, and which are all at the bound C.
+
+    Identical points make the dual solution non-unique: only the sum of their alphas is
+    determined, and how SMO splits it (both free, or one at C) depends on its path, which a
+    step of 1e-5 changes. E, its gradient and the branch of the solution map depend on the
+    group's state only, so that is what must stay fixed across a finite-difference step (for
+    distinct points, the state of each alpha)."""
+    state = bound._last[1]  # noqa: SLF001
+    C = bound.C(params)
+    out = []
+    for alpha, rows in zip(state.alphas, state.active, strict=True):
+        rows = np.sort(rows)
+        keys = np.column_stack([bound.X[rows], bound.y[rows]])
+        _, group = np.unique(keys, axis=0, return_inverse=True)
+        group = group.ravel()
+        a = alpha[rows]
+        n_groups = group.max() + 1
+        sv = np.bincount(group, weights=a > 0, minlength=n_groups) > 0
+        below = np.bincount(group, weights=a < C, minlength=n_groups) > 0
+        out.append((sv, ~below))
+    return out
 
 
 def _fd_check(kernel, params, X, y, *, validation=0.3, steps=(1e-3, 3e-4, 1e-4, 3e-5, 1e-5)):

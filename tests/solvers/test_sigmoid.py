@@ -51,3 +51,17 @@ def test_bad_input():
         fit_sigmoid([0.1, np.nan], [1, -1])
     with pytest.raises(ValueError, match="shape"):
         fit_sigmoid([0.1, 0.2, 0.3], [1, -1])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_tight_tol_is_reached_where_the_loss_cannot_show_a_decrease(seed):
+    """Near the optimum a Newton step lowers the loss by ~|g|^2 / h, below its rounding long
+    before |g| reaches 1e-12: the fit must still get there (not stop at |g| ~ 1e-7), or values
+    built on (A, B) carry ~1e-9 of noise."""
+    Xtr, ytr, Xte, yte = ratsch_split("heart", seed=seed)
+    f = SVC(C=3.0, kernel=RBF(), kernel_params={"gamma": 0.05}).fit(Xtr, ytr).decision_function(Xte)
+    s = fit_sigmoid(f, yte, tol=1e-12)
+    t = sigmoid_targets(yte)
+    p = s(f)
+    assert s.converged
+    assert abs(np.dot(t - p, f)) < 1e-12 and abs(np.sum(t - p)) < 1e-12
