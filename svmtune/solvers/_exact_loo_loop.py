@@ -45,6 +45,8 @@ MAX_ITER = 2
 """Status: the retrain reached ``max_iter`` iterations first (the last iterate's decision)."""
 
 TAU = 1e-12
+#: Relative distance to a bound within which a step is clipped onto it (round-off).
+SNAP = 1e-14
 """Curvature used when a pair (or a coordinate of H) has none (LIBSVM's tau)."""
 
 CHECK_EVERY = 8
@@ -280,13 +282,14 @@ def _retrain_one(
         room_j = alpha[j] if y[j] > 0.0 else C - alpha[j]
         clip_i = False
         clip_j = False
-        if s >= room_i:
+        # a step ending within round-off of a bound ends on it (as in the SMO loop)
+        if s >= room_i - SNAP * C:
             s = room_i
             clip_i = True
-        if s >= room_j:
+        if s >= room_j - SNAP * C:
             s = room_j
             clip_j = True
-            clip_i = s >= room_i
+            clip_i = s >= room_i - SNAP * C
         old_i = alpha[i]
         old_j = alpha[j]
         if clip_i:

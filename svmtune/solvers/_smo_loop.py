@@ -60,6 +60,8 @@ NEED_ROW = 2
 """Status: the loop needs kernel row ``need`` that is not in the row store."""
 
 TAU = 1e-12
+#: Relative distance to a bound within which an SMO step is clipped onto it (round-off).
+SNAP = 1e-14
 """Curvature used when ``K_ii + K_jj - 2 K_ij <= 0`` (LIBSVM's tau)."""
 
 _f8_2d = types.float64[:, ::1]
@@ -451,13 +453,15 @@ def smo_loop(
         room_j = alpha[j] if y[j] > 0.0 else C[j] - alpha[j]
         clip_i = False
         clip_j = False
-        if s >= room_i:
+        # A step that ends within round-off of a bound ends on it: otherwise a variable that
+        # should be 0 (or C) is left at 1e-16 (or C - 1e-15) and counts as a free support vector.
+        if s >= room_i - SNAP * C[i]:
             s = room_i
             clip_i = True
-        if s >= room_j:
+        if s >= room_j - SNAP * C[j]:
             s = room_j
             clip_j = True
-            clip_i = s >= room_i
+            clip_i = s >= room_i - SNAP * C[i]
         old_i = alpha[i]
         old_j = alpha[j]
         if clip_i:
