@@ -43,6 +43,11 @@ EFFICIENCY_POINTS = 10
 """The paper's efficiency test: Franc's stop runs on the first ``M = 10`` retrained points and
 is kept for the rest only when at least half of them were certified early."""
 
+SHRINK_AFTER = 100
+"""Steps a retrain makes before its first shrinking pass (from scratch SMO waits ``min(n, 1000)``;
+a retrain starts next to its optimum, where most variables at a bound stay there), and the steps
+Franc's stop gets before an uncertified retrain goes on without it."""
+
 #: ``settled_by`` codes of :class:`ExactLOOResult`.
 ALPHA_ZERO, MISCLASSIFIED, XI_ALPHA, RETRAINED = 0, 1, 2, 3
 
@@ -182,8 +187,8 @@ def _retrain_shrinking(
     alpha-seeded point as the compiled loop (:func:`_seed_without`), its gradient and ``Gbar``
     (the part of the gradient from variables at ``C``) updated from the full solution's with
     the rows of the variables the seeding moved. With ``franc_steps > 0``: each retrain first
-    runs the compiled loop with Franc's stop for at most ``franc_steps`` SMO steps (as many as
-    the shrinking SMO makes before it first shrinks); a retrain not certified by then goes on
+    runs the compiled loop with Franc's stop for at most ``franc_steps`` SMO steps (``SHRINK_AFTER``,
+    the steps before a retrain's first shrinking pass); a retrain not certified by then goes on
     from where it is on the shrinking SMO to the eps-KKT stop. Returns the decisions at the
     left-out points, their statuses, iterations and kernel rows read, and the kernel rows read
     once for the full solution's ``Gbar``.
@@ -256,8 +261,10 @@ def _retrain_shrinking(
                 shrinking=bool(solver.shrinking),
                 gbar=Gbar,
             )
-            if franc_steps > 0:  # the steps made so far count towards the first shrinking
-                sr._state[_smo_loop.COUNTER] = max(1, int(sr._state[_smo_loop.COUNTER]) - it)
+            # a retrain starts next to its optimum: shrink after SHRINK_AFTER steps (counting
+            # those made under Franc's stop), not after min(n, 1000) as from scratch
+            first = min(int(sr._state[_smo_loop.COUNTER]), SHRINK_AFTER)
+            sr._state[_smo_loop.COUNTER] = max(1, first - it)
             sr.run()
             dec[k] = float(y[r] * (sr.gradient[r] + 1.0) + sr.bias())
             status[k] = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER
@@ -442,16 +449,17 @@ def exact_loo(
     used = stopping if not by_rows else "kkt"
     eff_certified = -1
     extra_rows = 0  # rows read once for all retrains (Gbar of the full solution)
-    # Franc's stop runs until the shrinking SMO would first shrink; then the shrinking SMO goes on
-    franc_steps = min(n - 1, 1000)
+    # Franc's stop runs until the retrain would first shrink; then the shrinking SMO goes on
+    franc_steps = SHRINK_AFTER
     M = int(efficiency_points)
     if todo.size:
         if franc:
             head = todo[:M]
-            d, st, it, rw, extra_rows = _retrain_shrinking(
+            d, st, it, rw, once = _retrain_shrinking(
                 K, diag, solver, yy, Cf, full, head, franc_steps, n_jobs
             )
             decision[head], status[head], iters[head], rows[head] = d, st, it, rw
+            extra_rows += once
             eff_certified = int(np.sum(st == _exact_loo_loop.CERTIFIED))
             rest = todo[M:]
             keep = 2 * eff_certified >= head.size
@@ -464,10 +472,11 @@ def exact_loo(
             d, st, it, rw = _retrain_rows(store, solver, yy, Cf, full, rest)
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
         elif rest.size:
-            d, st, it, rw, extra_rows = _retrain_shrinking(
+            d, st, it, rw, once = _retrain_shrinking(
                 K, diag, solver, yy, Cf, full, rest, franc_steps if keep else 0, n_jobs
             )
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
+            extra_rows += once
         dt = decision[todo]
         wrong[todo] = np.where(dt >= 0.0, 1.0, -1.0) != yy[todo]
     hit = int(np.sum(status == _exact_loo_loop.MAX_ITER))
