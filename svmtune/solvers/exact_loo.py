@@ -187,11 +187,12 @@ def _retrain_shrinking(
     alpha-seeded point as the compiled loop (:func:`_seed_without`), its gradient and ``Gbar``
     (the part of the gradient from variables at ``C``) updated from the full solution's with
     the rows of the variables the seeding moved. With ``franc_steps > 0``: each retrain first
-    runs the compiled loop with Franc's stop for at most ``franc_steps`` SMO steps (``SHRINK_AFTER``,
-    the steps before a retrain's first shrinking pass); a retrain not certified by then goes on
-    from where it is on the shrinking SMO to the eps-KKT stop. Returns the decisions at the
-    left-out points, their statuses, iterations and kernel rows read, and the kernel rows read
-    once for the full solution's ``Gbar``.
+    runs the compiled loop with Franc's stop for at most ``franc_steps`` SMO steps
+    (``SHRINK_AFTER``, the steps before a retrain's first shrinking pass); a retrain not
+    certified by then goes on from where it is on the shrinking SMO to the eps-KKT stop.
+
+    Returns the decisions at the left-out points, their statuses, iterations and kernel rows
+    read, and the kernel rows read once for the full solution's ``Gbar``.
     """
     m = points.shape[0]
     n = y.shape[0]
