@@ -44,9 +44,10 @@ EFFICIENCY_POINTS = 10
 is kept for the rest only when at least half of them were certified early."""
 
 SHRINK_AFTER = 100
-"""Steps a retrain makes before its first shrinking pass (from scratch SMO waits ``min(n, 1000)``;
-a retrain starts next to its optimum, where most variables at a bound stay there), and the steps
-Franc's stop gets before an uncertified retrain goes on without it."""
+"""SMO steps a retrain makes in the compiled loop (over all variables, with Franc's stop if asked)
+before it goes on, if not done, on the shrinking SMO, which shrinks at once: an SMO from scratch
+waits ``min(n, 1000)`` steps, but a retrain starts next to its optimum, where most variables at
+a bound stay there."""
 
 #: ``settled_by`` codes of :class:`ExactLOOResult`.
 ALPHA_ZERO, MISCLASSIFIED, XI_ALPHA, RETRAINED = 0, 1, 2, 3
@@ -178,18 +179,15 @@ def _retrain_shrinking(
     C: float,
     full: SMOResult,
     points: NDArray[np.int64],
-    franc_steps: int,
+    franc: bool,
     n_jobs: int | None,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], int]:
-    """Retrains over one full Gram matrix that end on the shrinking SMO.
+    """The retrains over one full Gram matrix: compiled, then on the shrinking SMO.
 
-    With ``franc_steps = 0``: the eps-KKT retrains, each on the shrinking SMO from the same
-    alpha-seeded point as the compiled loop (:func:`_seed_without`), its gradient and ``Gbar``
-    (the part of the gradient from variables at ``C``) updated from the full solution's with
-    the rows of the variables the seeding moved. With ``franc_steps > 0``: each retrain first
-    runs the compiled loop with Franc's stop for at most ``franc_steps`` SMO steps
-    (``SHRINK_AFTER``, the steps before a retrain's first shrinking pass); a retrain not
-    certified by then goes on from where it is on the shrinking SMO to the eps-KKT stop.
+    Each retrain starts at the alpha-seeded point (:mod:`svmtune.solvers._exact_loo_loop`) and
+    makes at most ``SHRINK_AFTER`` SMO steps in the compiled loop, with Franc's stop when
+    ``franc`` and the eps-KKT stop; a retrain not done by then goes on from where it is on the
+    shrinking SMO (:class:`SMORun`, which shrinks at once) to the eps-KKT stop.
 
     Returns the decisions at the left-out points, their statuses, iterations and kernel rows
     read, and the kernel rows read once for the full solution's ``Gbar``.
@@ -219,41 +217,28 @@ def _retrain_shrinking(
         z = np.empty(n)
         for k in range(lo, hi):
             r = int(points[k])
-            if franc_steps > 0:
-                d, st, it, rw = _exact_loo_loop.retrain_one(
-                    K, diag, y, float(C), a_full, G_full, r, float(solver.tol), True,
-                    min(franc_steps, cap), alpha, G, beta, u, z,
-                )  # fmt: skip
-                if st != _exact_loo_loop.MAX_ITER or it >= cap:
-                    dec[k], status[k], iters[k], rows[k] = d, st, it, rw
-                    continue
-                moved = np.flatnonzero((alpha >= Cv) != at_c)  # only Gbar needs updating
-                a_start = alpha
-                G_start = G
-                dG = None
-            else:
-                a_start = _seed_without(a_full, y, C, r)
-                moved = np.flatnonzero(a_start != a_full)
-                G_start = G_full.copy()
-                dG = a_start[moved] - a_full[moved]
-                it = rw = 0
+            d, st, it, rw = _exact_loo_loop.retrain_one(
+                K, diag, y, float(C), a_full, G_full, r, float(solver.tol), franc,
+                min(SHRINK_AFTER, cap), alpha, G, beta, u, z,
+            )  # fmt: skip
+            if st != _exact_loo_loop.MAX_ITER or it >= cap:
+                dec[k], status[k], iters[k], rows[k] = d, st, it, rw
+                continue
+            # not done in SHRINK_AFTER steps: go on from here on the shrinking SMO, whose Gbar
+            # (the gradient part from variables at C) needs the rows of the ones that moved
+            # onto or off C since the full solution
+            moved = np.flatnonzero((alpha >= Cv) != at_c)
             Gbar = gbar_full.copy()
             if moved.size:
-                Km = K[moved]
-                if dG is not None:
-                    G_start += y * ((dG * y[moved]) @ Km)
-                now_c = a_start[moved] >= C
-                flip = now_c != at_c[moved]
-                if flip.any():
-                    w = np.where(now_c[flip], C, -C) * y[moved][flip]
-                    Gbar += y * (w @ Km[flip])
+                w = np.where(alpha[moved] >= C, C, -C) * y[moved]
+                Gbar += y * (w @ K[moved])
             read0 = store.read
             sr = SMORun(
                 store,
                 y,
                 Cv,
-                a_start,
-                G_start,
+                alpha,
+                G,
                 everyone[everyone != r],
                 tol=float(solver.tol),
                 second_order=second_order,
@@ -262,10 +247,9 @@ def _retrain_shrinking(
                 shrinking=bool(solver.shrinking),
                 gbar=Gbar,
             )
-            # a retrain starts next to its optimum: shrink after SHRINK_AFTER steps (counting
-            # those made under Franc's stop), not after min(n, 1000) as from scratch
-            first = min(int(sr._state[_smo_loop.COUNTER]), SHRINK_AFTER)
-            sr._state[_smo_loop.COUNTER] = max(1, first - it)
+            # a retrain starts next to its optimum: it shrinks after its first SHRINK_AFTER steps
+            # (made above), not after min(n, 1000) as an SMO from scratch
+            sr._state[_smo_loop.COUNTER] = 1
             sr.run()
             dec[k] = float(y[r] * (sr.gradient[r] + 1.0) + sr.bias())
             status[k] = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER
@@ -450,14 +434,12 @@ def exact_loo(
     used = stopping if not by_rows else "kkt"
     eff_certified = -1
     extra_rows = 0  # rows read once for all retrains (Gbar of the full solution)
-    # Franc's stop runs until the retrain would first shrink; then the shrinking SMO goes on
-    franc_steps = SHRINK_AFTER
     M = int(efficiency_points)
     if todo.size:
         if franc:
             head = todo[:M]
             d, st, it, rw, once = _retrain_shrinking(
-                K, diag, solver, yy, Cf, full, head, franc_steps, n_jobs
+                K, diag, solver, yy, Cf, full, head, True, n_jobs
             )
             decision[head], status[head], iters[head], rows[head] = d, st, it, rw
             extra_rows += once
@@ -474,7 +456,7 @@ def exact_loo(
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
         elif rest.size:
             d, st, it, rw, once = _retrain_shrinking(
-                K, diag, solver, yy, Cf, full, rest, franc_steps if keep else 0, n_jobs
+                K, diag, solver, yy, Cf, full, rest, franc and keep, n_jobs
             )
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
             extra_rows += once
