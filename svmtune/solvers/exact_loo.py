@@ -20,6 +20,7 @@ The sufficiency checks (the paper's Table 1), applied to the solution on all poi
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Literal
@@ -171,6 +172,29 @@ class _CountedGram(FullGram):
         super().refresh_gradient(G, Gbar, alpha, y, C, targets)
 
 
+class _FullGbar:
+    """``Gbar`` of the full solution (``y_t sum_{alpha_s = C} C y_s K_st``), computed the first
+    time a retrain needs it (once for all threads) and counted: ``rows`` kernel rows read."""
+
+    def __init__(
+        self, K: NDArray[np.float64], y: NDArray[np.float64], C: float, alpha: NDArray[np.float64]
+    ) -> None:
+        self._args = (K, y, C, alpha)
+        self._value: NDArray[np.float64] | None = None
+        self._lock = threading.Lock()
+        self.rows = 0
+
+    def get(self) -> NDArray[np.float64]:
+        """A copy of ``Gbar``."""
+        with self._lock:
+            if self._value is None:
+                K, y, C, alpha = self._args
+                at_c = np.flatnonzero(alpha >= C)
+                self._value = y * ((C * y[at_c]) @ K[at_c])
+                self.rows = int(at_c.size)
+            return self._value.copy()
+
+
 def _retrain_shrinking(
     K: NDArray[np.float64],
     diag: NDArray[np.float64],
@@ -180,8 +204,9 @@ def _retrain_shrinking(
     full: SMOResult,
     points: NDArray[np.int64],
     franc: bool,
+    gbar_full: _FullGbar,
     n_jobs: int | None,
-) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], int]:
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """The retrains over one full Gram matrix: compiled, then on the shrinking SMO.
 
     Each retrain starts at the alpha-seeded point (:mod:`svmtune.solvers._exact_loo_loop`) and
@@ -190,7 +215,7 @@ def _retrain_shrinking(
     shrinking SMO (:class:`SMORun`, which shrinks at once) to the eps-KKT stop.
 
     Returns the decisions at the left-out points, their statuses, iterations and kernel rows
-    read, and the kernel rows read once for the full solution's ``Gbar``.
+    read (``gbar_full`` counts the rows it reads, once for all retrains).
     """
     m = points.shape[0]
     n = y.shape[0]
@@ -202,8 +227,6 @@ def _retrain_shrinking(
     a_full = np.ascontiguousarray(full.alpha)
     G_full = np.ascontiguousarray(full.gradient)
     at_c = a_full >= Cv
-    ybound = np.where(at_c, Cv * y, 0.0)
-    gbar_full = y * (ybound[at_c] @ K[at_c]) if at_c.any() else np.zeros(n)
     everyone = np.arange(n, dtype=np.int64)
     second_order = solver.selection == "second_order"
     cap = int(solver.max_iter) if solver.max_iter is not None else max(10_000_000, 100 * n)
@@ -228,7 +251,7 @@ def _retrain_shrinking(
             # (the gradient part from variables at C) needs the rows of the ones that moved
             # onto or off C since the full solution
             moved = np.flatnonzero((alpha >= Cv) != at_c)
-            Gbar = gbar_full.copy()
+            Gbar = gbar_full.get()
             if moved.size:
                 w = np.where(alpha[moved] >= C, C, -C) * y[moved]
                 Gbar += y * (w @ K[moved])
@@ -268,7 +291,7 @@ def _retrain_shrinking(
                 delayed(run)(int(lo), int(hi))
                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
             )
-    return dec, status, iters, rows, int(np.count_nonzero(at_c))
+    return dec, status, iters, rows
 
 
 def _retrain_rows(
@@ -433,16 +456,15 @@ def exact_loo(
     franc = stopping == "franc" and not by_rows
     used = stopping if not by_rows else "kkt"
     eff_certified = -1
-    extra_rows = 0  # rows read once for all retrains (Gbar of the full solution)
+    gbar_full = _FullGbar(K, yy, Cf, full.alpha)
     M = int(efficiency_points)
     if todo.size:
         if franc:
             head = todo[:M]
-            d, st, it, rw, once = _retrain_shrinking(
-                K, diag, solver, yy, Cf, full, head, True, n_jobs
+            d, st, it, rw = _retrain_shrinking(
+                K, diag, solver, yy, Cf, full, head, True, gbar_full, n_jobs
             )
             decision[head], status[head], iters[head], rows[head] = d, st, it, rw
-            extra_rows += once
             eff_certified = int(np.sum(st == _exact_loo_loop.CERTIFIED))
             rest = todo[M:]
             keep = 2 * eff_certified >= head.size
@@ -455,11 +477,10 @@ def exact_loo(
             d, st, it, rw = _retrain_rows(store, solver, yy, Cf, full, rest)
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
         elif rest.size:
-            d, st, it, rw, once = _retrain_shrinking(
-                K, diag, solver, yy, Cf, full, rest, franc and keep, n_jobs
+            d, st, it, rw = _retrain_shrinking(
+                K, diag, solver, yy, Cf, full, rest, franc and keep, gbar_full, n_jobs
             )
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
-            extra_rows += once
         dt = decision[todo]
         wrong[todo] = np.where(dt >= 0.0, 1.0, -1.0) != yy[todo]
     hit = int(np.sum(status == _exact_loo_loop.MAX_ITER))
@@ -483,7 +504,7 @@ def exact_loo(
         "max_iter_reached": hit,
         "iterations": int(full.iterations + iters.sum()),
         "retrain_iterations": int(iters.sum()),
-        "kernel_rows": int(2 * full.iterations + rows.sum() + extra_rows),
+        "kernel_rows": int(2 * full.iterations + rows.sum() + gbar_full.rows),
         "kernel_evals": int(store.kernel_evals - evals0) if by_rows else 0,
     }
     return ExactLOOResult(
