@@ -44,7 +44,7 @@ EFFICIENCY_POINTS = 10
 """The paper's efficiency test: Franc's stop runs on the first ``M = 10`` retrained points and
 is kept for the rest only when at least half of them were certified early."""
 
-SHRINK_AFTER = 100
+SHRINK_AFTER = 200
 """SMO steps a retrain makes in the compiled loop (over all variables, with Franc's stop if asked)
 before it goes on, if not done, on the shrinking SMO, which shrinks at once: an SMO from scratch
 waits ``min(n, 1000)`` steps, but a retrain starts next to its optimum, where most variables at
