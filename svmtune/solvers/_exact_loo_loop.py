@@ -1,6 +1,6 @@
 """The compiled retrains of exact leave-one-out: alpha-seeded SMO with Franc et al.'s stop.
 
-One call retrains the SVM without each point ``r`` of a list, over one full Gram matrix ``K``,
+One call retrains the SVM without one point ``r``, over one full Gram matrix ``K``,
 starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 1, step 3):
 
 - **seeding** (DeCoste and Wagstaff): ``alpha_r`` is set to 0 and its mass is moved onto other
@@ -27,7 +27,9 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
 
 Kernel rows are counted as the paper counts kernel evaluations (columns of ``K`` read): one per
 seeded variable (``r`` included), two per SMO step. Everything is float64/int64, ``nogil`` so
-chunks of points run in threads.
+chunks of points run in threads. :func:`svmtune.solvers.exact_loo.exact_loo` runs Franc's stop
+here for at most as many steps as the shrinking SMO makes before it first shrinks, and hands a
+retrain not certified by then (and every eps-KKT-only retrain) to the shrinking SMO.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
-__all__ = ["CERTIFIED", "CHECK_EVERY", "KKT", "MAX_ITER", "TAU", "loo_retrains"]
+__all__ = ["CERTIFIED", "CHECK_EVERY", "KKT", "MAX_ITER", "TAU", "retrain_one"]
 
 KKT = 0
 """Status: the retrain stopped on the eps-KKT gap."""
@@ -150,11 +152,31 @@ def _add_row(K, y, G, t, c):  # pragma: no cover - compiled
         G[s] += y[s] * c * Kt[s]
 
 
-@njit(cache=True, nogil=True)
-def _retrain_one(
+_retrain_sig = types.Tuple((types.float64, types.int64, types.int64, types.int64))(
+    _f8_2d,  # K
+    _f8_1d,  # diag
+    _f8_1d,  # y
+    types.float64,  # C
+    _f8_1d,  # alpha_full
+    _f8_1d,  # G_full
+    types.int64,  # r (the point left out)
+    types.float64,  # tol
+    types.boolean,  # franc
+    types.int64,  # max_iter
+    _f8_1d,  # work/out: alpha at the end
+    _f8_1d,  # work/out: G at the end (every entry, r included)
+    _f8_1d,  # work: beta
+    _f8_1d,  # work: u
+    _f8_1d,  # work: z
+)
+
+
+@njit(_retrain_sig, cache=True, nogil=True)
+def retrain_one(
     K, diag, y, C, alpha_full, G_full, r, tol, franc, max_iter, alpha, G, beta, u, z
 ):  # pragma: no cover - compiled
-    """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)``."""
+    """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)`` and
+    leaves the last ``alpha`` and ``G`` in the arrays given."""
     n = y.shape[0]
     for t in range(n):
         alpha[t] = alpha_full[t]
@@ -325,42 +347,3 @@ def _retrain_one(
                 G[t] += y[t] * (ci * kit + cj * kjt)
                 u[t] += ei * kit + ej * kjt
         iters += 1
-
-
-_sig = types.void(
-    _f8_2d,  # K
-    _f8_1d,  # diag
-    _f8_1d,  # y
-    types.float64,  # C
-    _f8_1d,  # alpha_full
-    _f8_1d,  # G_full
-    _i8_1d,  # points (the r to retrain without)
-    types.float64,  # tol
-    types.boolean,  # franc
-    types.int64,  # max_iter
-    _f8_1d,  # out: decision at x_r
-    _i8_1d,  # out: status
-    _i8_1d,  # out: iterations
-    _i8_1d,  # out: kernel rows read
-)
-
-
-@njit(_sig, cache=True, nogil=True)
-def loo_retrains(
-    K, diag, y, C, alpha_full, G_full, points, tol, franc, max_iter, dec, status, iters, rows
-):  # pragma: no cover - compiled
-    """Retrain without each ``points[k]`` in turn; write its outcome at index ``k``."""
-    n = y.shape[0]
-    alpha = np.empty(n)
-    G = np.empty(n)
-    beta = np.empty(n)
-    u = np.empty(n)
-    z = np.empty(n)
-    for k in range(points.shape[0]):
-        d, st, it, rw = _retrain_one(
-            K, diag, y, C, alpha_full, G_full, points[k], tol, franc, max_iter, alpha, G, beta, u, z
-        )
-        dec[k] = d
-        status[k] = st
-        iters[k] = it
-        rows[k] = rw

@@ -20,6 +20,7 @@ The sufficiency checks (the paper's Table 1), applied to the solution on all poi
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 from dataclasses import dataclass, field
 from typing import Literal
@@ -30,9 +31,9 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 
 from svmtune._validation import check_labels, check_positive
-from svmtune.solvers import _exact_loo_loop
+from svmtune.solvers import _exact_loo_loop, _smo_loop
 from svmtune.solvers.kernel_rows import FullGram, KernelRows
-from svmtune.solvers.smo import SMO, SMOResult, decision_from_gradient
+from svmtune.solvers.smo import SMO, SMOResult, SMORun, decision_from_gradient
 
 __all__ = ["EFFICIENCY_POINTS", "ExactLOOResult", "Stopping", "exact_loo"]
 
@@ -42,6 +43,12 @@ _STOPPINGS = ("franc", "kkt")
 EFFICIENCY_POINTS = 10
 """The paper's efficiency test: Franc's stop runs on the first ``M = 10`` retrained points and
 is kept for the rest only when at least half of them were certified early."""
+
+SHRINK_AFTER = 200
+"""SMO steps a retrain makes in the compiled loop (over all variables, with Franc's stop if asked)
+before it goes on, if not done, on the shrinking SMO, which shrinks at once: an SMO from scratch
+waits ``min(n, 1000)`` steps, but a retrain starts next to its optimum, where most variables at
+a bound stay there."""
 
 #: ``settled_by`` codes of :class:`ExactLOOResult`.
 ALPHA_ZERO, MISCLASSIFIED, XI_ALPHA, RETRAINED = 0, 1, 2, 3
@@ -100,56 +107,6 @@ def _check_stopping(stopping: object) -> None:
         raise ValueError(f"stopping must be one of {_STOPPINGS}; got {stopping!r}")
 
 
-def _retrain_chunks(
-    K: NDArray[np.float64],
-    diag: NDArray[np.float64],
-    y: NDArray[np.float64],
-    C: float,
-    full: SMOResult,
-    points: NDArray[np.int64],
-    tol: float,
-    franc: bool,
-    max_iter: int,
-    n_jobs: int | None,
-) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    m = points.shape[0]
-    dec = np.empty(m)
-    status = np.empty(m, dtype=np.int64)
-    iters = np.empty(m, dtype=np.int64)
-    rows = np.empty(m, dtype=np.int64)
-    alpha = np.ascontiguousarray(full.alpha)
-    G = np.ascontiguousarray(full.gradient)
-
-    def run(lo: int, hi: int) -> None:
-        _exact_loo_loop.loo_retrains(
-            K,
-            diag,
-            y,
-            float(C),
-            alpha,
-            G,
-            points[lo:hi],
-            float(tol),
-            bool(franc),
-            int(max_iter),
-            dec[lo:hi],
-            status[lo:hi],
-            iters[lo:hi],
-            rows[lo:hi],
-        )
-
-    if n_jobs == 1 or m < 2:
-        run(0, m)
-    else:
-        # Interleaved chunks would balance better, but contiguous slices keep the outputs views.
-        n_chunks = min(m, 4 * (n_jobs if n_jobs and n_jobs > 0 else 8))
-        bounds = np.linspace(0, m, n_chunks + 1).astype(int)
-        Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(run)(int(lo), int(hi)) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-        )
-    return dec, status, iters, rows
-
-
 def _seed_without(
     alpha: NDArray[np.float64], y: NDArray[np.float64], C: float, r: int
 ) -> NDArray[np.float64]:
@@ -172,6 +129,169 @@ def _seed_without(
         a[t] = 0.0 if sub == a[t] else a[t] - sub
         need -= sub
     return a
+
+
+class _CountedGram(FullGram):
+    """A view of one shared Gram matrix that counts the entries its gradient refreshes read.
+
+    The shrinking SMO recomputes the gradient of shrunk (and left-out) variables from the free
+    support vectors; on a full matrix those entries cost no kernel evaluation but are kernel
+    columns read, which the retrains count. One per thread: the loop writes its bookkeeping."""
+
+    def __init__(self, K: NDArray[np.float64], diag: NDArray[np.float64]) -> None:
+        n = K.shape[0]
+        self.n = n
+        self.rows = K
+        self.slot = np.arange(n, dtype=np.int64)
+        self.stamp = np.zeros(n, dtype=np.int64)
+        self.clock = np.zeros(1, dtype=np.int64)
+        self.row_epoch = np.full(n, -1, dtype=np.int64)
+        self.epoch = np.zeros(1, dtype=np.int64)
+        self.diag = diag
+        self.kernel_evals = 0
+        self.kind = 0
+        self.points = np.empty((0, 0))
+        self.sq = np.empty(0)
+        self.gamma = 0.0
+        self.owner = np.empty(0, dtype=np.int64)
+        self.loop_evals = np.zeros(1, dtype=np.int64)
+        self.read = 0
+
+    def refresh_gradient(
+        self,
+        G: NDArray[np.float64],
+        Gbar: NDArray[np.float64],
+        alpha: NDArray[np.float64],
+        y: NDArray[np.float64],
+        C: NDArray[np.float64],
+        targets: NDArray[np.int64],
+    ) -> None:
+        if targets.size:
+            free = int(np.count_nonzero((alpha > 0.0) & (alpha < C)))
+            self.read += free * int(targets.size)
+        super().refresh_gradient(G, Gbar, alpha, y, C, targets)
+
+
+class _FullGbar:
+    """``Gbar`` of the full solution (``y_t sum_{alpha_s = C} C y_s K_st``), computed the first
+    time a retrain needs it (once for all threads) and counted: ``rows`` kernel rows read."""
+
+    def __init__(
+        self, K: NDArray[np.float64], y: NDArray[np.float64], C: float, alpha: NDArray[np.float64]
+    ) -> None:
+        self._args = (K, y, C, alpha)
+        self._value: NDArray[np.float64] | None = None
+        self._lock = threading.Lock()
+        self.rows = 0
+
+    def get(self) -> NDArray[np.float64]:
+        """A copy of ``Gbar``."""
+        with self._lock:
+            if self._value is None:
+                K, y, C, alpha = self._args
+                at_c = np.flatnonzero(alpha >= C)
+                self._value = y * ((C * y[at_c]) @ K[at_c])
+                self.rows = int(at_c.size)
+            return self._value.copy()
+
+
+def _retrain_shrinking(
+    K: NDArray[np.float64],
+    diag: NDArray[np.float64],
+    solver: SMO,
+    y: NDArray[np.float64],
+    C: float,
+    full: SMOResult,
+    points: NDArray[np.int64],
+    franc: bool,
+    gbar_full: _FullGbar,
+    n_jobs: int | None,
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """The retrains over one full Gram matrix: compiled, then on the shrinking SMO.
+
+    Each retrain starts at the alpha-seeded point (:mod:`svmtune.solvers._exact_loo_loop`) and
+    makes at most ``SHRINK_AFTER`` SMO steps in the compiled loop, with Franc's stop when
+    ``franc`` and the eps-KKT stop; a retrain not done by then goes on from where it is on the
+    shrinking SMO (:class:`SMORun`, which shrinks at once) to the eps-KKT stop.
+
+    Returns the decisions at the left-out points, their statuses, iterations and kernel rows
+    read (``gbar_full`` counts the rows it reads, once for all retrains).
+    """
+    m = points.shape[0]
+    n = y.shape[0]
+    dec = np.empty(m)
+    status = np.empty(m, dtype=np.int64)
+    iters = np.empty(m, dtype=np.int64)
+    rows = np.empty(m, dtype=np.int64)
+    Cv = np.full(n, C)
+    a_full = np.ascontiguousarray(full.alpha)
+    G_full = np.ascontiguousarray(full.gradient)
+    at_c = a_full >= Cv
+    everyone = np.arange(n, dtype=np.int64)
+    second_order = solver.selection == "second_order"
+    cap = int(solver.max_iter) if solver.max_iter is not None else max(10_000_000, 100 * n)
+
+    def run(lo: int, hi: int) -> None:
+        store = _CountedGram(K, diag)
+        alpha = np.empty(n)
+        G = np.empty(n)
+        beta = np.empty(n)
+        u = np.empty(n)
+        z = np.empty(n)
+        for k in range(lo, hi):
+            r = int(points[k])
+            d, st, it, rw = _exact_loo_loop.retrain_one(
+                K, diag, y, float(C), a_full, G_full, r, float(solver.tol), franc,
+                min(SHRINK_AFTER, cap), alpha, G, beta, u, z,
+            )  # fmt: skip
+            if st != _exact_loo_loop.MAX_ITER or it >= cap:
+                dec[k], status[k], iters[k], rows[k] = d, st, it, rw
+                continue
+            # not done in SHRINK_AFTER steps: go on from here on the shrinking SMO, whose Gbar
+            # (the gradient part from variables at C) needs the rows of the ones that moved
+            # onto or off C since the full solution
+            moved = np.flatnonzero((alpha >= Cv) != at_c)
+            Gbar = gbar_full.get()
+            if moved.size:
+                w = np.where(alpha[moved] >= C, C, -C) * y[moved]
+                Gbar += y * (w @ K[moved])
+            read0 = store.read
+            sr = SMORun(
+                store,
+                y,
+                Cv,
+                alpha,
+                G,
+                everyone[everyone != r],
+                tol=float(solver.tol),
+                second_order=second_order,
+                max_iter=cap - it,
+                kernel_evals=0,
+                shrinking=bool(solver.shrinking),
+                gbar=Gbar,
+            )
+            # a retrain starts next to its optimum: it shrinks after its first SHRINK_AFTER steps
+            # (made above), not after min(n, 1000) as an SMO from scratch
+            sr._state[_smo_loop.COUNTER] = 1
+            sr.run()
+            dec[k] = float(y[r] * (sr.gradient[r] + 1.0) + sr.bias())
+            status[k] = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER
+            iters[k] = it + sr.iterations
+            reads = -(-(store.read - read0) // n)
+            rows[k] = int(rw + moved.size + 2 * sr.iterations + reads)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # counted and reported once
+        if n_jobs == 1 or m < 2:
+            run(0, m)
+        else:
+            n_chunks = min(m, 4 * (n_jobs if n_jobs and n_jobs > 0 else 8))
+            bounds = np.linspace(0, m, n_chunks + 1).astype(int)
+            Parallel(n_jobs=n_jobs, prefer="threads")(
+                delayed(run)(int(lo), int(hi))
+                for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+            )
+    return dec, status, iters, rows
 
 
 def _retrain_rows(
@@ -336,12 +456,13 @@ def exact_loo(
     franc = stopping == "franc" and not by_rows
     used = stopping if not by_rows else "kkt"
     eff_certified = -1
+    gbar_full = _FullGbar(K, yy, Cf, full.alpha)
     M = int(efficiency_points)
     if todo.size:
         if franc:
             head = todo[:M]
-            d, st, it, rw = _retrain_chunks(
-                K, diag, yy, Cf, full, head, tol, True, iters_cap, n_jobs
+            d, st, it, rw = _retrain_shrinking(
+                K, diag, solver, yy, Cf, full, head, True, gbar_full, n_jobs
             )
             decision[head], status[head], iters[head], rows[head] = d, st, it, rw
             eff_certified = int(np.sum(st == _exact_loo_loop.CERTIFIED))
@@ -356,8 +477,8 @@ def exact_loo(
             d, st, it, rw = _retrain_rows(store, solver, yy, Cf, full, rest)
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
         elif rest.size:
-            d, st, it, rw = _retrain_chunks(
-                K, diag, yy, Cf, full, rest, tol, franc and keep, iters_cap, n_jobs
+            d, st, it, rw = _retrain_shrinking(
+                K, diag, solver, yy, Cf, full, rest, franc and keep, gbar_full, n_jobs
             )
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
         dt = decision[todo]
@@ -383,7 +504,7 @@ def exact_loo(
         "max_iter_reached": hit,
         "iterations": int(full.iterations + iters.sum()),
         "retrain_iterations": int(iters.sum()),
-        "kernel_rows": int(2 * full.iterations + rows.sum()),
+        "kernel_rows": int(2 * full.iterations + rows.sum() + gbar_full.rows),
         "kernel_evals": int(store.kernel_evals - evals0) if by_rows else 0,
     }
     return ExactLOOResult(
