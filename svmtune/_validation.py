@@ -89,6 +89,21 @@ def check_Xy(
     return Xa, ya
 
 
+def check_positive_int(value: object, name: str) -> int:
+    """``value`` as int; ValueError naming it unless it is a positive integer."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    return int(value)
+
+
+def check_n_jobs(value: object, name: str = "n_jobs") -> None:
+    """ValueError naming ``value`` unless it is None or a non-zero integer (joblib's meaning)."""
+    if value is not None and (
+        isinstance(value, bool) or not isinstance(value, int | np.integer) or value == 0
+    ):
+        raise ValueError(f"{name} must be a non-zero integer or None; got {value!r}")
+
+
 def check_positive(value: Any, *, name: str) -> float:
     """Return ``value`` as a float, refusing non-finite or non-positive values."""
     try:

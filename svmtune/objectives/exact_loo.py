@@ -8,6 +8,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._validation import check_n_jobs, check_positive_int
 from svmtune.classifier import KernelExpansion
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.objectives._base import BoundObjective, Objective, Outcome
@@ -96,29 +97,14 @@ class ExactLOO(Objective):
         self.efficiency_points = efficiency_points
         self.memory_budget = memory_budget
 
-    def _bind(
-        self,
-        X: NDArray[np.float64],
-        y: NDArray[np.float64],
-        kernel: KernelModel,
-        space: SearchSpace,
-    ) -> _BoundExactLOO:
+    def _check_options(self) -> None:
         if self.stopping not in _STOPPINGS:
             raise ValueError(f"stopping must be one of {_STOPPINGS}; got {self.stopping!r}")
-        if self.n_jobs is not None and (
-            isinstance(self.n_jobs, bool)
-            or not isinstance(self.n_jobs, int | np.integer)
-            or self.n_jobs == 0
-        ):
-            raise ValueError(f"n_jobs must be a non-zero integer or None; got {self.n_jobs!r}")
-        if (
-            isinstance(self.efficiency_points, bool)
-            or not isinstance(self.efficiency_points, int | np.integer)
-            or self.efficiency_points < 1
-        ):
-            raise ValueError(
-                f"efficiency_points must be a positive integer; got {self.efficiency_points!r}"
-            )
+        check_n_jobs(self.n_jobs)
+        check_positive_int(self.efficiency_points, "efficiency_points")
+        self._solver()
+
+    def _solver(self) -> SMO:
         solver = SMO(
             tol=self.tol,
             max_iter=self.max_iter,
@@ -126,13 +112,19 @@ class ExactLOO(Objective):
             check_kernel=False,
         )
         solver._check_options()
+        return solver
+
+    def _bind(
+        self,
+        X: NDArray[np.float64],
+        y: NDArray[np.float64],
+        kernel: KernelModel,
+        space: SearchSpace,
+    ) -> _BoundExactLOO:
         n = X.shape[0]
         # The kernel statistics and the Gram matrix live side by side during an evaluation.
         prepared = kernel.prepare(X) if 16 * n * n <= self.memory_budget else None
-        return _BoundExactLOO(self, X, y, kernel, space, prepared, solver)
-
-    def __repr__(self) -> str:
-        return f"ExactLOO(stopping={self.stopping!r})"
+        return _BoundExactLOO(self, X, y, kernel, space, prepared, self._solver())
 
 
 class _BoundExactLOO(BoundObjective):

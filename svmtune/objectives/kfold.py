@@ -10,7 +10,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
-from svmtune._validation import as_rng
+from svmtune._validation import as_rng, check_n_jobs, check_positive_int
 from svmtune.classifier import KernelExpansion, decision_tolerance, labels_from_decisions
 from svmtune.datasets import stratified_kfold
 from svmtune.kernels._base import KernelModel, PreparedKernel
@@ -134,15 +134,8 @@ class KFoldCV(Objective):
     def _check_options(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 2:
             raise ValueError(f"k must be an integer >= 2; got {self.k!r}")
-        if self.n_jobs is not None and (
-            isinstance(self.n_jobs, bool)
-            or not isinstance(self.n_jobs, int | np.integer)
-            or self.n_jobs == 0
-        ):
-            raise ValueError(f"n_jobs must be a non-zero integer or None; got {self.n_jobs!r}")
-        ms = self.max_seeds
-        if isinstance(ms, bool) or not isinstance(ms, int | np.integer) or ms < 1:
-            raise ValueError(f"max_seeds must be a positive integer; got {ms!r}")
+        check_n_jobs(self.n_jobs)
+        check_positive_int(self.max_seeds, "max_seeds")
         if not isinstance(self.random_state, np.random.Generator):  # do not draw from it
             as_rng(self.random_state, name="random_state")
         self._solver()

@@ -163,10 +163,32 @@ class PlattError(Objective):
 
     def search_space(self, kernel: KernelModel) -> SearchSpace:
         if self.C is not None:
+            self._check_options()
             if not isinstance(kernel, KernelModel):
                 raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
             return kernel.space
         return super().search_space(kernel)
+
+    def _check_options(self) -> None:
+        if self.gradient not in GRADIENTS:
+            raise ValueError(f"gradient must be one of {GRADIENTS}; got {self.gradient!r}")
+        if self.C is not None and not (
+            isinstance(self.C, int | float) and np.isfinite(self.C) and self.C > 0
+        ):
+            raise ValueError(f"C must be a positive finite number; got {self.C!r}")
+        if not (isinstance(self.sigmoid_tol, int | float) and self.sigmoid_tol > 0):
+            raise ValueError(f"sigmoid_tol must be a positive number; got {self.sigmoid_tol!r}")
+        self._solver()
+
+    def _solver(self) -> SMO:
+        solver = SMO(
+            tol=self.tol,
+            max_iter=self.max_iter,
+            memory_budget=self.memory_budget,
+            check_kernel=False,
+        )
+        solver._check_options()
+        return solver
 
     def _folds(self, y: NDArray[np.float64]) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
         v = self.validation
@@ -213,32 +235,18 @@ class PlattError(Objective):
         kernel: KernelModel,
         space: SearchSpace,
     ) -> _BoundPlattError:
-        if self.gradient not in GRADIENTS:
-            raise ValueError(f"gradient must be one of {GRADIENTS}; got {self.gradient!r}")
-        if self.C is not None:
-            if kernel.includes_scale:
-                raise ValueError(
-                    f"C={self.C!r} cannot be fixed: {kernel!r} carries its own scale (C = 1)"
-                )
-            if not (isinstance(self.C, int | float) and np.isfinite(self.C) and self.C > 0):
-                raise ValueError(f"C must be a positive finite number; got {self.C!r}")
-        if not (isinstance(self.sigmoid_tol, int | float) and self.sigmoid_tol > 0):
-            raise ValueError(f"sigmoid_tol must be a positive number; got {self.sigmoid_tol!r}")
+        if self.C is not None and kernel.includes_scale:
+            raise ValueError(
+                f"C={self.C!r} cannot be fixed: {kernel!r} carries its own scale (C = 1)"
+            )
         n = X.shape[0]
         if 16 * n * n > self.memory_budget:
             raise ValueError(
                 f"{n} points need {16 * n * n} bytes for the kernel statistics and the Gram "
                 f"matrix; memory_budget={self.memory_budget} (raise it, or subsample)"
             )
-        solver = SMO(
-            tol=self.tol,
-            max_iter=self.max_iter,
-            memory_budget=self.memory_budget,
-            check_kernel=False,
-        )
-        solver._check_options()
         folds = self._folds(y)
-        bound = _BoundPlattError(self, X, y, kernel, space, folds, solver)
+        bound = _BoundPlattError(self, X, y, kernel, space, folds, self._solver())
         if len(folds) > 1:
             bound.prepared = kernel.prepare(X)
         else:
@@ -246,10 +254,6 @@ class PlattError(Objective):
             bound.prepared_tt = kernel.prepare(X[tr])
             bound.prepared_vt = kernel.prepare(X[va], X[tr])
         return bound
-
-    def __repr__(self) -> str:
-        extra = "" if self.C is None else f", C={self.C!r}"
-        return f"PlattError(validation={self.validation!r}, gradient={self.gradient!r}{extra})"
 
 
 @dataclass

@@ -30,7 +30,7 @@ from joblib import Parallel, delayed
 from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 
-from svmtune._validation import check_labels, check_positive
+from svmtune._validation import check_labels, check_n_jobs, check_positive, check_positive_int
 from svmtune.solvers import _exact_loo_loop, _smo_loop
 from svmtune.solvers.kernel_rows import FullGram, KernelRows
 from svmtune.solvers.smo import SMO, SMOResult, SMORun, decision_from_gradient
@@ -395,16 +395,8 @@ def exact_loo(
         isinstance(max_iter, bool) or not isinstance(max_iter, int | np.integer) or max_iter < 1
     ):
         raise ValueError(f"max_iter must be a positive integer or None; got {max_iter!r}")
-    if n_jobs is not None and (
-        isinstance(n_jobs, bool) or not isinstance(n_jobs, int | np.integer) or n_jobs == 0
-    ):
-        raise ValueError(f"n_jobs must be a non-zero integer or None; got {n_jobs!r}")
-    if (
-        isinstance(efficiency_points, bool)
-        or not isinstance(efficiency_points, int | np.integer)
-        or efficiency_points < 1
-    ):
-        raise ValueError(f"efficiency_points must be a positive integer; got {efficiency_points!r}")
+    check_n_jobs(n_jobs)
+    check_positive_int(efficiency_points, "efficiency_points")
     yy = np.ascontiguousarray(check_labels(y))
     n = yy.shape[0]
     counts = {int(v): int(np.sum(yy == v)) for v in (-1, 1)}

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from svmtune._validation import check_positive_int
 from svmtune.kernels._base import KernelModel
 from svmtune.objectives._base import BoundObjective, Stopwatch
 from svmtune.objectives._evaluation import Cost, Evaluation
@@ -15,7 +16,6 @@ from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
 from svmtune.tuners._box import Box, narrow
 from svmtune.tuners.vns import (
     StartOption,
-    check_positive_int,
     check_start_option,
     check_vns_options,
     start_point,

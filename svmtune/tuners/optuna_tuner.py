@@ -10,13 +10,13 @@ from typing import Any
 
 import numpy as np
 
+from svmtune._validation import check_positive_int
 from svmtune.objectives._base import BoundObjective
 from svmtune.objectives._evaluation import Cost, Evaluation, Status
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import narrow
 from svmtune.tuners._optuna_export import COST_ATTRS, distributions, open_study
-from svmtune.tuners.vns import check_positive_int
 
 __all__ = ["TPE", "OptunaTuner", "RandomSearch"]
 

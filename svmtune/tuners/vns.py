@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._validation import check_positive_int
 from svmtune.objectives._evaluation import Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
@@ -15,13 +16,6 @@ from svmtune.tuners._box import Box, narrow
 __all__ = ["VNS"]
 
 StartOption = Mapping[str, float] | str | None
-
-
-def check_positive_int(value: object, name: str) -> int:
-    """``value`` as int; ValueError naming it unless it is a positive integer."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
-        raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    return int(value)
 
 
 def check_vns_options(step: object, k_max: object) -> None:

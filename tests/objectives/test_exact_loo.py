@@ -120,3 +120,18 @@ def test_bad_input(heart) -> None:
     with pytest.raises(ValueError, match="C"):
         bound.evaluate({"C": -1.0, "gamma": 0.1})
     assert ExactLOO.needs_C and "C" in bound.space.names
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"stopping": "fast"}, "stopping must be one of"),
+        ({"n_jobs": 0}, "n_jobs must be a non-zero integer or None; got 0"),
+        ({"efficiency_points": 0}, "efficiency_points must be a positive integer; got 0"),
+        ({"tol": -1.0}, "tol"),
+    ],
+)
+def test_bad_options_are_refused_before_any_data(options, match) -> None:
+    # as KFoldCV's and LOOEstimate's: at first use (a study's definition), not at a cell's bind
+    with pytest.raises(ValueError, match=match):
+        ExactLOO(**options).search_space(RBF())

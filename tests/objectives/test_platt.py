@@ -238,3 +238,18 @@ def test_approx_gradient_is_the_derivative_with_alpha_b_and_the_sigmoid_held_fix
         down[name] *= np.exp(-h)
         fd = (frozen(up) - frozen(down)) / (2 * h)
         assert fd == pytest.approx(g[name], rel=1e-6, abs=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("options", "match"),
+    [
+        ({"gradient": "exact"}, "gradient must be one of"),
+        ({"C": -1.0}, "C must be a positive finite number; got -1.0"),
+        ({"sigmoid_tol": 0.0}, "sigmoid_tol must be a positive number"),
+        ({"max_iter": 0}, "max_iter must be a positive integer"),
+    ],
+)
+def test_bad_options_are_refused_before_any_data(options, match):
+    # at first use (a study's definition), with C fixed or searched
+    with pytest.raises(ValueError, match=match):
+        PlattError(**options).search_space(RBF())
