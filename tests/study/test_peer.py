@@ -26,6 +26,7 @@ from svmtune.study._data import resolve_datasets
 from svmtune.tuners import Bisection
 
 from ._toys import blobs, halves, stable
+from .test_kill import count_cells
 
 GRID = {"C": [1.0, 10.0], "gamma": [0.1, 1.0]}
 
@@ -177,15 +178,6 @@ STUDY_FILE = textwrap.dedent(
 N_CELLS = 8
 
 
-def _count(db) -> int:
-    try:
-        with sqlite3.connect(db, timeout=5) as conn:
-            query = "SELECT COUNT(*) FROM cells WHERE status != 'running'"
-            return int(conn.execute(query).fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_peer_cells_resume_after_sigkill_with_the_same_values(tmp_path) -> None:
     path = tmp_path / "killpeers.py"
@@ -198,7 +190,7 @@ def test_peer_cells_resume_after_sigkill_with_the_same_values(tmp_path) -> None:
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     try:
         deadline = time.monotonic() + 120
-        while _count(db) < 2:
+        while count_cells(db) < 2:
             assert proc.poll() is None, proc.stderr.read().decode()
             assert time.monotonic() < deadline, "the study wrote no cells"
             time.sleep(0.02)
@@ -210,7 +202,7 @@ def test_peer_cells_resume_after_sigkill_with_the_same_values(tmp_path) -> None:
             proc.wait()
         proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
-    n_killed = _count(db)
+    n_killed = count_cells(db)
     assert 2 <= n_killed < N_CELLS, "the kill should land part-way"
 
     study = load_study(path)
