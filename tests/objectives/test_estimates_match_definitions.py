@@ -1,0 +1,195 @@
+"""Every estimate of error against its definition, computed another way, over the whole
+default box (hypothesis): Fischetti's LOO_1/2/3 and the naive estimate against their sums and
+thresholds written out; KFoldCV against a loop over the same folds with scikit-learn's SVC;
+PlattError against an SVM, a sigmoid fit and a mean written out. (ExactLOO against retraining
+once per point: ``tests/solvers/test_exact_loo.py``.)
+
+Counts must be equal, not close. Each test has a quick profile (run by default) and a deep one
+marked ``slow``."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.optimize
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC as LibSVC
+
+from svmtune.kernels import RBF
+from svmtune.objectives import KFoldCV, LOOEstimate, PlattError
+from tests._oracles import problems
+
+QUICK = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+DEEP = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _gram(X: np.ndarray, Z: np.ndarray, gamma: float) -> np.ndarray:
+    d2 = ((X[:, None, :] - Z[None, :, :]) ** 2).sum(-1)
+    return np.exp(-gamma * d2)
+
+
+# -- Fischetti's LOO estimates --------------------------------------------------------------
+
+
+def loo_estimate_by_definition(X: np.ndarray, y: np.ndarray, gamma: float, model: str) -> int:
+    """Errors of the best (alpha, beta0) of the model: every alpha+ of the grid, every threshold
+    between two consecutive distinct signals and beyond both ends; right iff y (nu + b) > 0."""
+    K = _gram(X, X, gamma)
+    if model != "naive":
+        np.fill_diagonal(K, 0.0)
+    grid = [i / 10 for i in range(11)] if model == "loo3" else [0.5]
+    best = 0
+    for a in grid:
+        nu = K @ np.where(y > 0, a, -(1.0 - a))
+        if model == "loo1":
+            best = max(best, int(np.sum(y * nu > 0)))
+            continue
+        c = np.unique(-nu)
+        cands = [c[0] - 1.0, *(0.5 * (c[:-1] + c[1:])), c[-1] + 1.0]
+        best = max(best, max(int(np.sum(y * (nu + b) > 0)) for b in cands))
+    return y.size - best
+
+
+def _check_loo_estimate(problem, model: str) -> None:
+    X, y, _, gamma = problem
+    ev = LOOEstimate(model=model).evaluate(X, y, kernel=RBF(), params={"gamma": gamma})
+    assert round(ev.value * y.size) == loo_estimate_by_definition(X, y, gamma, model)
+
+
+MODELS = st.sampled_from(["loo1", "loo2", "loo3", "naive"])
+
+
+@QUICK
+@given(problems(min_per_class=2), MODELS)
+def test_loo_estimates_equal_their_definition(problem, model) -> None:
+    _check_loo_estimate(problem, model)
+
+
+@pytest.mark.slow
+@DEEP
+@given(problems(min_per_class=2), MODELS)
+def test_loo_estimates_equal_their_definition_deep(problem, model) -> None:
+    _check_loo_estimate(problem, model)
+
+
+# -- k-fold cross-validation ----------------------------------------------------------------
+
+ORACLE_TOL = 1e-10
+"""KKT tolerance of the objectives and of the scikit-learn oracle, relative to max(1, C)."""
+
+
+def _libsvm(X, y, tr, va, C, gamma, tol) -> tuple[np.ndarray, bool]:
+    """scikit-learn's SVC on ``tr``: its decision values on ``va``, and whether it converged."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        clf = LibSVC(C=C, gamma=gamma, tol=tol, max_iter=5_000_000).fit(X[tr], y[tr])
+    ok = not any(issubclass(w.category, ConvergenceWarning) for w in caught)
+    return clf.decision_function(X[va]), ok
+
+
+def _undecided(ours: np.ndarray, lib: np.ndarray, C: float) -> np.ndarray:
+    """Decisions within round-off of zero in either computation: a tie (an SVM through the
+    point is optimal), whose sign neither solver can tell."""
+    return (np.abs(ours) <= 1e-8 * max(1.0, C)) | (np.abs(lib) <= 1e-8 * max(1.0, C))
+
+
+def _check_kfold(problem, k: int) -> None:
+    X, y, C, gamma = problem
+    tol = ORACLE_TOL * max(1.0, C)
+    bound = KFoldCV(k=k, tol=tol, seeding=False, max_iter=5_000_000).bind(X, y, kernel=RBF())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ev = bound.evaluate({"C": C, "gamma": gamma})
+    assume(ev.info["converged"])
+    K = _gram(X, X, gamma)
+    errors = 0
+    for f, (tr, va) in enumerate(bound.folds):
+        lib, ok = _libsvm(X, y, tr, va, C, gamma, tol)
+        assume(ok)
+        res, _, _ = bound._solve_fold(f, C, {"gamma": gamma}, K, None)
+        ours = K[np.ix_(va, tr)] @ (res.alpha[tr] * y[tr]) + res.b
+        assume(not np.any(_undecided(ours, lib, C)))
+        errors += int(np.sum(np.where(lib >= 0.0, 1.0, -1.0) != y[va]))
+    assert ev.info["errors"] == errors
+    assert ev.value == errors / y.size
+
+
+@QUICK
+@given(problems(min_per_class=3, max_n=50), st.sampled_from([2, 3]))
+def test_kfold_equals_a_loop_over_the_same_folds(problem, k) -> None:
+    _check_kfold(problem, k)
+
+
+@pytest.mark.slow
+@DEEP
+@given(problems(min_per_class=3, max_n=60), st.sampled_from([2, 3]))
+def test_kfold_equals_a_loop_over_the_same_folds_deep(problem, k) -> None:
+    _check_kfold(problem, k)
+
+
+# -- Platt's empirical error ----------------------------------------------------------------
+
+
+def platt_error_by_definition(f: np.ndarray, y: np.ndarray) -> float:
+    """Mean |t - p| with Platt's sigmoid fitted by BFGS on the cross-entropy against Platt's
+    regularised targets. The model ``p = 1 / (1 + exp(A f + B))`` is the same for any affine
+    rescaling of ``f``, so it is fitted on standardized values (well conditioned however small
+    the spread of ``f``)."""
+    f = (f - f.mean()) / f.std()
+    n_pos, n_neg = np.sum(y > 0), np.sum(y < 0)
+    t = np.where(y > 0, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+
+    def loss(ab: np.ndarray) -> float:
+        z = ab[0] * f + ab[1]
+        return float(np.sum(np.logaddexp(0.0, z) - (1.0 - t) * z))
+
+    def grad(ab: np.ndarray) -> np.ndarray:
+        z = ab[0] * f + ab[1]
+        d = 1.0 / (1.0 + np.exp(-z)) - (1.0 - t)
+        return np.array([np.sum(d * f), np.sum(d)])
+
+    start = np.array([0.0, np.log((n_neg + 1.0) / (n_pos + 1.0))])
+    ab = scipy.optimize.minimize(loss, start, jac=grad, method="BFGS", tol=1e-12).x
+    p = 1.0 / (1.0 + np.exp(ab[0] * f + ab[1]))
+    return float(np.mean(np.where(y > 0, 1.0 - p, p)))
+
+
+def _check_platt(problem) -> None:
+    X, y, C, gamma = problem
+    tol = ORACLE_TOL * max(1.0, C)
+    obj = PlattError(validation=0.3, tol=tol, max_iter=5_000_000, warm_start=False)
+    bound = obj.bind(X, y, kernel=RBF())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        ev = bound.evaluate({"C": C, "gamma": gamma})
+    assume(ev.info["converged"])
+    ((tr, va),) = bound.folds
+    lib, ok = _libsvm(X, y, tr, va, C, gamma, tol)
+    assume(ok)
+    spread = float(np.ptp(lib)) if lib.size > 1 else 0.0
+    assume(spread > 1e-6 * max(1.0, C))  # a sigmoid through (nearly) one value: flat
+    # the sigmoid and the mean, from the decision values our SVM gave the validation part
+    state = bound._solve({"C": C, "gamma": gamma}, None)
+    assert ev.value == pytest.approx(platt_error_by_definition(state.f, y[va]), abs=1e-7)
+    # that SVM is scikit-learn's up to the solvers' tolerance: the same labels where no
+    # decision is a tie, and nearly the same error
+    if not np.any(_undecided(state.f, lib, C)):
+        assert ev.info["validation_error"] == np.mean(np.where(lib >= 0, 1.0, -1.0) != y[va])
+    assert ev.value == pytest.approx(platt_error_by_definition(lib, y[va]), abs=1e-3)
+
+
+@QUICK
+@given(problems(min_per_class=4, min_n=12))
+def test_platt_error_equals_its_definition(problem) -> None:
+    _check_platt(problem)
+
+
+@pytest.mark.slow
+@DEEP
+@given(problems(min_per_class=4, min_n=12))
+def test_platt_error_equals_its_definition_deep(problem) -> None:
+    _check_platt(problem)
