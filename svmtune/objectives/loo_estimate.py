@@ -49,8 +49,9 @@ class LOOEstimate(Objective):
 
     With the *net signal* ``nu_j = sum_{i != j} alpha_i y_i k(x_j, x_i)``, point ``j`` counts as
     right iff ``y_j (nu_j + beta0) > 0``; signals within round-off of each other (or of zero)
-    are equal (:data:`SIGNAL_ROUNDOFF`), so duplicated rows with both labels are never split. The value is the fraction of training points counted
-    wrong at the model's optimal ``alpha`` and ``beta0``:
+    are equal (:data:`SIGNAL_ROUNDOFF`), so duplicated rows with both labels are never split.
+    The value is the fraction of training points counted wrong at the model's optimal
+    ``alpha`` and ``beta0``:
 
     - ``"loo1"``: all ``alpha_i = 1``, ``beta0 = 0``: the exact leave-one-out error of that rule;
     - ``"loo2"``: all ``alpha_i = 1``, best ``beta0`` (Algorithm 1, scan order corrected);
