@@ -374,6 +374,10 @@ def smo_loop(
                             break
                         size -= 1
                 idx += 1
+            if size < order.shape[0]:
+                # increasing indices: the passes then read G, alpha and the kernel rows in
+                # address order (prefetched), not scattered by the swaps above
+                order[:size] = np.sort(order[:size])
             state[SIZE] = size
             state[PHASE] = 2
         size = state[SIZE]
