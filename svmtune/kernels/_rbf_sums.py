@@ -211,8 +211,15 @@ def rbf_net_sums(
     # a few chunks per thread so a core taken by another process does not stall the pass
     n_chunks = max(1, min(len(tiles), 4 * get_num_threads()))
     SC = np.zeros((n_chunks, Wc.shape[1], n))
-    _net_tiles(np.ascontiguousarray(Xc.T), sq, float(gamma), np.ascontiguousarray(Wc.T), tiles,
-               int(tile), SC)
+    _net_tiles(
+        np.ascontiguousarray(Xc.T),
+        sq,
+        float(gamma),
+        np.ascontiguousarray(Wc.T),
+        tiles,
+        int(tile),
+        SC,
+    )
     return np.ascontiguousarray(SC.sum(axis=0).T)
 
 
