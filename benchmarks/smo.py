@@ -13,7 +13,13 @@ Three comparisons, all in this process, CPU seconds (``time.process_time``) with
 2. ``sizes``: the same single fit on larger draws of the Ratsch sets (standardized, up to 5,000
    points: ``--sizes``), where a fit no longer fits in cache and libsvm's on-demand rows and
    shrinking matter; per (set, n) the ratio, and the median.
-3. ``grid``: the HINGE baseline of Fischetti (2016): ``KFoldCV(k=5)`` + ``Grid(n_points=5)``
+3. ``limit``: every (data set, n, C) of ``--limit-sets`` x ``--sizes`` x ``--Cs`` (default
+   banana and twonorm, real, and ``gauss10``, a generated 10-feature mixture with overlapping
+   classes; n = 500, 2,000, 5,000; C = 1, 100, 1e4; gamma = 1 / d): per row both solvers' CPU
+   seconds (median of ``--repeats``, interleaved), their ratio, both iteration counts and
+   whether our solve converged; then the median and worst ratio and the fits that ended on
+   ``max_iter``.
+4. ``grid``: the HINGE baseline of Fischetti (2016): ``KFoldCV(k=5)`` + ``Grid(n_points=5)``
    (25 settings of C and gamma, 5 folds, then the final classifier) against
    ``GridSearchCV(SVC(), same grid, cv=the same folds)`` with its refit. Prints the times, their
    ratio, the chosen parameters, the CV errors and the test errors, and the SMO iterations our
@@ -28,6 +34,7 @@ sides are timed alternately, best of the repeats).
     python benchmarks/smo.py                          # all parts (~2-4 minutes)
     python benchmarks/smo.py --part fit --repeats 20
     python benchmarks/smo.py --part sizes --sizes 2000 5000 --datasets banana twonorm
+    python benchmarks/smo.py --part limit --repeats 3           # ~10-20 minutes
 """
 
 from __future__ import annotations
@@ -54,6 +61,9 @@ RATSCH_SETS = ["banana", "ringnorm", "twonorm", "titanic", "splice"]
 FIT_SETS = FISCHETTI_SETS + RATSCH_SETS
 GRID_SETS = ["heart", "sonar", "wdbc", "german", "banana"]
 SIZES = [1000, 2000, 5000]
+LIMIT_SETS = ["banana", "twonorm", "gauss10"]
+LIMIT_SIZES = [500, 2000, 5000]
+LIMIT_CS = [1.0, 100.0, 1e4]
 
 
 def split(name: str, seed: int, banana_rows: int | None = None) -> Split:
@@ -67,8 +77,20 @@ def split(name: str, seed: int, banana_rows: int | None = None) -> Split:
     return fischetti_split(X, y, seed=seed)
 
 
+def gauss10(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """A generated set: 10 features, two classes (60/40) of 3 Gaussian clusters each, centres
+    drawn with scale 0.5 so the classes overlap, standardized."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.6, 1.0, -1.0)
+    centers = 0.5 * np.random.default_rng(12345).normal(size=(2, 3, 10))
+    X = centers[(y > 0).astype(int), rng.integers(0, 3, size=n)] + rng.normal(size=(n, 10))
+    return standardize(X, X[:1])[0], y
+
+
 def draw(name: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
     """``n`` points of a whole data set, standardized; None when it has fewer."""
+    if name == "gauss10":
+        return gauss10(n, seed)
     X, y = load("ring" if name == "ringnorm" else name)
     if X.shape[0] < n:
         return None
@@ -123,6 +145,37 @@ def fit_row(name: str, X: np.ndarray, y: np.ndarray, C: float, gamma: float | No
         "dual_ours": obj_ours,
         "dual_libsvm": obj_lib,
         "dual_rel_diff": abs(obj_ours - obj_lib) / abs(obj_lib),
+    }
+
+
+def limit_row(name: str, X: np.ndarray, y: np.ndarray, C: float, tol: float,
+              repeats: int) -> dict[str, object]:  # fmt: skip
+    """Both fits, median CPU seconds of ``repeats`` interleaved runs (no warm-up: main pays
+    numba's load once)."""
+    g = 1.0 / X.shape[1]
+    ours = SVC(C=C, kernel_params={"gamma": g}, tol=tol, memory_budget=DEFAULT_MEMORY_BUDGET)
+    lib = LibSVC(C=C, gamma=g, tol=tol, cache_size=DEFAULT_MEMORY_BUDGET / 2**20)
+    t_ours, t_lib = [], []
+    for _ in range(repeats):
+        t_ours.append(cpu_time(lambda: ours.fit(X, y)))
+        t_lib.append(cpu_time(lambda: lib.fit(X, y)))
+    mo, ml = float(np.median(t_ours)), float(np.median(t_lib))
+    return {
+        "data": name,
+        "n": y.size,
+        "d": X.shape[1],
+        "C": C,
+        "gamma": round(g, 4),
+        "ours_s": mo,
+        "libsvm_s": ml,
+        "ratio": mo / ml,
+        "iter_ours": ours.n_iter_,
+        "iter_libsvm": int(lib.n_iter_[0]),
+        "us_per_iter_ours": 1e6 * mo / max(ours.n_iter_, 1),
+        "us_per_iter_libsvm": 1e6 * ml / max(int(lib.n_iter_[0]), 1),
+        "converged": bool(ours.converged_),
+        "sv_ours": ours.support_.size,
+        "sv_libsvm": lib.support_.size,
     }
 
 
@@ -182,9 +235,11 @@ def grid_row(name: str, data: Split, tol: float, repeats: int):
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["fit", "sizes", "grid", "all"], default="all")
+    ap.add_argument("--part", choices=["fit", "sizes", "limit", "grid", "all"], default="all")
     ap.add_argument("--datasets", nargs="+", default=None, help="default: the part's sets")
-    ap.add_argument("--sizes", nargs="+", type=int, default=SIZES)
+    ap.add_argument("--sizes", nargs="+", type=int, default=None, help="default: the part's")
+    ap.add_argument("--Cs", nargs="+", type=float, default=LIMIT_CS, help="the limit part's C")
+    ap.add_argument("--limit-sets", nargs="+", default=LIMIT_SETS)
     ap.add_argument("--seed", type=int, default=0, help="split seed")
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--gamma", type=float, default=None, help="default 1 / n_features")
@@ -206,13 +261,38 @@ def main(argv: list[str] | None = None) -> None:
         if args.part in ("sizes", "all"):
             rows = []
             for name in args.datasets or RATSCH_SETS:
-                for n in args.sizes:
+                for n in args.sizes or SIZES:
                     drawn = draw(name, n, args.seed)
                     if drawn is not None:
                         rows.append(
                             fit_row(name, *drawn, args.C, args.gamma, args.tol, args.repeats or 3)
                         )
-            print_ratios(f"one fit on larger draws, up to {max(args.sizes)} points ({head})", rows)
+            top = max(args.sizes or SIZES)
+            print_ratios(f"one fit on larger draws, up to {top} points ({head})", rows)
+        if args.part in ("limit", "all"):
+            SVC().fit(*gauss10(600, 0))  # load the compiled loop once
+            rows = []
+            for name in args.limit_sets:
+                for n in args.sizes or LIMIT_SIZES:
+                    drawn = draw(name, n, args.seed)
+                    if drawn is None:
+                        continue
+                    for C in args.Cs:
+                        row = limit_row(name, *drawn, C, args.tol, args.repeats or 3)
+                        print(
+                            " ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                     for k, v in row.items()),
+                            flush=True,
+                        )  # fmt: skip
+                        rows.append(row)
+            df = pd.DataFrame(rows)
+            lim = f"tol={args.tol:g}, gamma = 1/d, CPU time, median of {args.repeats or 3}"
+            print_ratios(f"one fit per (data set, n, C) ({lim}, {args.blas_threads} BLAS)", rows)
+            stuck = df[~df.converged]
+            print(
+                f"ended on max_iter: {len(stuck)} of {len(df)} fits"
+                + ("" if stuck.empty else f" ({stuck[['data', 'n', 'C']].to_dict('records')})")
+            )
         if args.part in ("grid", "all"):
             data = {n: split(n, args.seed, args.banana_rows) for n in args.datasets or GRID_SETS}
             rows = [grid_row(n, d, args.tol, args.repeats or 3) for n, d in data.items()]

@@ -91,7 +91,7 @@ class SVC(ClassifierMixin, BaseEstimator):
     selection : {"second_order", "max_violating_pair"}
         SMO working-set selection.
     max_iter : int, optional
-        SMO iteration limit (default ``max(10_000_000, 100 n)``); reaching it warns.
+        SMO iteration limit (default ``max(10**7, 1000 n)``); reaching it warns.
     memory_budget : int, default 512 MiB
         Bytes the full Gram matrix may take; beyond it kernel rows are cached on demand.
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -101,6 +102,10 @@ class KernelModel(ParamsMixin, ABC):
 
     includes_scale: bool = False
 
+    #: True when :meth:`net_sums` is a fused loop in ``O(n)`` memory (no Gram or distance matrix
+    #: is built): leave-one-out estimates then call it instead of preparing row blocks.
+    fused_net_sums: ClassVar[bool] = False
+
     @property
     @abstractmethod
     def space(self) -> SearchSpace:
@@ -153,6 +158,25 @@ class KernelModel(ParamsMixin, ABC):
         """The diagonal ``k(x_i, x_i)``; subclasses override it when it is cheaper than a Gram."""
         Xc = check_X(X)
         return np.array([self.gram(params, Xc[i : i + 1])[0, 0] for i in range(Xc.shape[0])])
+
+    def net_sums(
+        self, params: Mapping[str, float], X: ArrayLike, W: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], int]:
+        """Net signals ``S[i] = sum_{j != i} k(x_i, x_j) W[j]`` over the rows of ``X``, and the
+        kernel evaluations they cost.
+
+        The default prepares ``X`` and calls :meth:`PreparedKernel.weighted_sums` with
+        ``skip=0`` (``n x n`` memory); models with :attr:`fused_net_sums` override it.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from svmtune.kernels import RBF
+        >>> S, evals = RBF().net_sums({"gamma": 0.5}, np.array([[0.0], [1.0]]), np.ones((2, 1)))
+        >>> bool(np.allclose(S, np.exp(-0.5))), evals
+        (True, 1)
+        """
+        return self.prepare(X).weighted_sums(params, W, skip=0)
 
     def nested(self) -> tuple[KernelModel, ...]:
         """The nested sequence of simpler models ending with this one, K(1) c K(2) c ... c self."""

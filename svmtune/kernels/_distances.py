@@ -5,12 +5,15 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["DISTANCE_ROUNDOFF", "inner_products", "squared_distances"]
+__all__ = ["DISTANCE_ROUNDOFF", "inner_products", "squared_distances", "squared_norms"]
 
 DISTANCE_ROUNDOFF = 8.0 * float(np.finfo(np.float64).eps)
 """``|x|^2 + |z|^2 - 2 x.z`` is round-off below ``DISTANCE_ROUNDOFF (|x|^2 + |z|^2)``: such a
 squared distance is taken as 0, so duplicated rows are at distance 0 (a kernel value of
 exactly 1, not ``1 - gamma 1e-16``), wherever a distance is computed this way."""
+
+#: Beyond this squared norm, ``sq_i + sq_j - 2 x_i.x_j`` may overflow float64.
+_MAX_SQUARED_NORM = np.finfo(np.float64).max / 8
 
 
 def _check_finite(
@@ -68,3 +71,21 @@ def inner_products(
             G = X @ Z.T
     _check_finite(G, "inner products", X, Z)
     return G
+
+
+def squared_norms(X: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``|x_i|^2`` of the rows of ``X`` (C-contiguous float64); ValueError, as
+    :func:`squared_distances` gives, when distances or inner products
+    of such rows could overflow float64 (features near 1e154 or beyond)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        sq = np.ascontiguousarray(np.einsum("ij,ij->i", X, X))
+    if sq.size and not (np.isfinite(sq).all() and sq.max() <= _MAX_SQUARED_NORM):
+        # |x_i - x_j|^2 <= 2 (|x_i|^2 + |x_j|^2) may overflow: the distances say so clearly
+        big = int(np.argmax(np.where(np.isfinite(sq), sq, np.inf)))
+        squared_distances(X[[big]])
+        raise ValueError(
+            "squared distances overflow float64 (the data has values up to "
+            f"{float(np.max(np.abs(X))):.3g} in absolute value), so the Gram matrix would not "
+            "be finite: rescale or standardize the features (svmtune.datasets.standardize)"
+        )
+    return sq

@@ -18,6 +18,7 @@ matrix product and one exp pass. The nested RBF model is embedded with all ``gam
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -26,7 +27,7 @@ from svmtune._validation import check_bounds, check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._combine import scaled_exp
 from svmtune.kernels._distances import squared_distances
-from svmtune.kernels.rbf import RBF
+from svmtune.kernels.rbf import RBF, fused_rbf_net_sums
 from svmtune.space import Param, SearchSpace
 
 __all__ = ["AnisotropicRBF"]
@@ -102,6 +103,8 @@ class AnisotropicRBF(KernelModel):
     {'gamma_0': 0.5, 'gamma_1': 0.5}
     """
 
+    fused_net_sums: ClassVar[bool] = True
+
     def __init__(
         self,
         *,
@@ -131,6 +134,17 @@ class AnisotropicRBF(KernelModel):
 
     def _prepare(self, X: NDArray[np.float64], Z: NDArray[np.float64] | None) -> PreparedKernel:
         return _PreparedAnisotropicRBF(self, X, Z)
+
+    def net_sums(
+        self, params: Mapping[str, float], X: ArrayLike, W: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], int]:
+        """Net signals by the fused RBF loop on the ``sqrt(gamma_f)``-scaled columns (unit
+        width): ``n (n - 1) / 2`` kernel evaluations, memory ``O(n d)``."""
+        p = self.check_params(params)
+        Xc = check_X(X)
+        self._check_features(Xc.shape[1])
+        scale = np.sqrt(np.array([p[n] for n in self.space.names]))
+        return fused_rbf_net_sums(Xc * scale, 1.0, np.asarray(W, dtype=np.float64))
 
     def diag(self, params: Mapping[str, float], X: ArrayLike) -> NDArray[np.float64]:
         """All ones: ``k(x, x) = 1``."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -10,11 +11,22 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._validation import check_bounds, check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._combine import scaled_exp
-from svmtune.kernels._distances import squared_distances
-from svmtune.kernels._rbf_sums import rbf_block_sums, rbf_symmetric_net_sums
+from svmtune.kernels._distances import squared_distances, squared_norms
+from svmtune.kernels._rbf_sums import rbf_block_sums, rbf_net_sums, rbf_symmetric_net_sums
 from svmtune.space import Param, SearchSpace
 
 __all__ = ["RBF"]
+
+
+def fused_rbf_net_sums(
+    X: NDArray[np.float64], gamma: float, W: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], int]:
+    """:func:`rbf_net_sums` for checked points, ``W`` of shape ``(n,)`` or ``(n, m)``."""
+    Xc = np.ascontiguousarray(X, dtype=np.float64)
+    n = Xc.shape[0]
+    Wc = np.ascontiguousarray(W, dtype=np.float64).reshape(n, -1)
+    S = rbf_net_sums(Xc, gamma, Wc, sq=squared_norms(Xc))
+    return (S if W.ndim == 2 else S[:, 0]), n * (n - 1) // 2
 
 
 def _n_skipped(shape: tuple[int, int], skip: int | None) -> int:
@@ -75,6 +87,8 @@ class RBF(KernelModel):
     True
     """
 
+    fused_net_sums: ClassVar[bool] = True
+
     def __init__(self, *, gamma_bounds: tuple[float, float] = (1e-5, 1e5)) -> None:
         self.gamma_bounds = gamma_bounds
         lo, hi = check_bounds(gamma_bounds, name="gamma_bounds")
@@ -86,6 +100,15 @@ class RBF(KernelModel):
 
     def _prepare(self, X: NDArray[np.float64], Z: NDArray[np.float64] | None) -> PreparedKernel:
         return _PreparedRBF(self, squared_distances(X, Z), symmetric=Z is None)
+
+    def net_sums(
+        self, params: Mapping[str, float], X: ArrayLike, W: NDArray[np.float64]
+    ) -> tuple[NDArray[np.float64], int]:
+        """Net signals in one fused pass over upper-triangle tiles of the points (see
+        :func:`svmtune.kernels._rbf_sums.rbf_net_sums`): ``n (n - 1) / 2`` kernel evaluations,
+        memory ``O(n)``, the tiles spread over numba's threads."""
+        gamma = self.check_params(params)["gamma"]
+        return fused_rbf_net_sums(check_X(X), gamma, np.asarray(W, dtype=np.float64))
 
     def diag(self, params: Mapping[str, float], X: ArrayLike) -> NDArray[np.float64]:
         self.check_params(params)

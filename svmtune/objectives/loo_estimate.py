@@ -60,12 +60,15 @@ class LOOEstimate(Objective):
     - ``"naive"``: as ``"loo2"`` but with the *total* signal (the diagonal included), the paper's
       Fig. 3 counter-example, which rewards an impulsive kernel (very large gamma).
 
-    One kernel pass per evaluation: the per-class net signals ``nu+`` and ``nu-`` are accumulated
-    row block by row block, and LOO_3 combines them as ``alpha+ nu+ - alpha- nu-`` for every grid
-    value, so it costs about what LOO_2 costs. The parameter-independent kernel statistics
-    (squared distances) are kept between evaluations while they fit ``memory_budget`` bytes;
-    beyond that they are recomputed block by block at each evaluation, never holding more than
-    the budget.
+    One kernel pass per evaluation gives the per-class net signals ``nu+`` and ``nu-``; LOO_3
+    combines them as ``alpha+ nu+ - alpha- nu-`` for every grid value, so it costs about what
+    LOO_2 costs. For Gaussian kernels (:class:`~svmtune.kernels.RBF`,
+    :class:`~svmtune.kernels.AnisotropicRBF`) the pass is one fused loop over upper-triangle
+    tiles of the points (products, exp and sums in compiled code on all of numba's threads,
+    ``n (n - 1) / 2`` exps, ``O(n)`` memory; ``memory_budget`` is then not used). For other
+    kernels the signals are accumulated row block by row block; the parameter-independent
+    kernel statistics are kept between evaluations while they fit ``memory_budget`` bytes and
+    beyond that recomputed block by block at each evaluation, never holding more than the budget.
 
     Parameters
     ----------
@@ -74,7 +77,8 @@ class LOOEstimate(Objective):
         Values of ``alpha+`` tried by LOO_3 (each in [0, 1]). Containing 0.5 makes LOO_3 never
         worse than LOO_2 (0.5/0.5 is LOO_2 scaled).
     memory_budget : int, default 2**30
-        Bytes of kernel statistics and kernel blocks held at once.
+        Bytes of kernel statistics and kernel blocks held at once (kernels without a fused
+        net-signal loop).
 
     Examples
     --------
@@ -161,22 +165,26 @@ class _BoundLOO(BoundObjective):
         self.model = objective.model
         self.alpha_grid = alpha_grid
         n = self.n_samples
+        self.W = np.column_stack([(y > 0), (y < 0)]).astype(np.float64)
+        # (alpha+, alpha-, beta0) of the last evaluations, so the classifier costs no new pass
+        self._solutions: dict[tuple[tuple[str, float], ...], tuple[float, float, float]] = {}
+        self.fused = kernel.fused_net_sums
+        self.prepared: list[PreparedKernel] | None = None
+        if self.fused:  # one tiled pass over the points: nothing prepared, O(n) memory
+            self.blocks = [slice(0, n)]
+            return
         # Row blocks: a kernel block of rows x n float64 takes at most a quarter of the budget.
         budget = int(objective.memory_budget)
         rows = max(1, min(n, budget // (4 * 8 * n)))
         self.blocks = [slice(s, min(s + rows, n)) for s in range(0, n, rows)]
-        self.W = np.column_stack([(y > 0), (y < 0)]).astype(np.float64)
         # Keep the prepared statistics of every block if they fit in half the budget; a single
         # block is prepared as the symmetric X-vs-X case (kernels may then use the symmetry).
-        self.prepared: list[PreparedKernel] | None = None
         if len(self.blocks) == 1:
             first = kernel.prepare(X)
         else:
             first = kernel.prepare(X[self.blocks[0]], X)
         if first.nbytes * len(self.blocks) <= budget // 2:
             self.prepared = [first] + [kernel.prepare(X[b], X) for b in self.blocks[1:]]
-        # (alpha+, alpha-, beta0) of the last evaluations, so the classifier costs no new pass
-        self._solutions: dict[tuple[tuple[str, float], ...], tuple[float, float, float]] = {}
 
     def _block(self, k: int) -> PreparedKernel:
         if self.prepared is not None:
@@ -189,11 +197,14 @@ class _BoundLOO(BoundObjective):
         """Net signals from each class, ``nu+_j = sum_{i != j, y_i = +1} k(x_j, x_i)`` and
         ``nu-_j`` likewise (for the naive model the diagonal is included), and the kernel
         evaluations that cost."""
-        S = np.empty((self.n_samples, 2))
-        evals = 0
-        for k, b in enumerate(self.blocks):
-            S[b], e = self._block(k).weighted_sums(kernel_params, self.W, skip=b.start)
-            evals += e
+        if self.fused:
+            S, evals = self.kernel.net_sums(kernel_params, self.X, self.W)
+        else:
+            S = np.empty((self.n_samples, 2))
+            evals = 0
+            for k, b in enumerate(self.blocks):
+                S[b], e = self._block(k).weighted_sums(kernel_params, self.W, skip=b.start)
+                evals += e
         if self.model == "naive":
             S += self.kernel.diag(kernel_params, self.X)[:, None] * self.W
             evals += self.n_samples

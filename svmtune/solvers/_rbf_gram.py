@@ -15,13 +15,11 @@ import numpy as np
 from numba import njit, types
 from numpy.typing import NDArray
 
-from svmtune.kernels._distances import DISTANCE_ROUNDOFF, squared_distances
+from svmtune.kernels._distances import DISTANCE_ROUNDOFF, squared_norms
 
 __all__ = ["rbf_gram", "squared_norms"]
 
 _TILE = 64
-#: Beyond this squared norm, ``sq_i + sq_j - 2 x_i.x_j`` may overflow float64.
-_MAX_SQUARED_NORM = np.finfo(np.float64).max / 8
 
 
 @njit(
@@ -48,24 +46,6 @@ def _exponents_from_products(P, sq, gamma):  # pragma: no cover - compiled
                     P[j, i] = P[i, j]
         for i in range(i0, i1):
             P[i, i] = 0.0
-
-
-def squared_norms(X: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``|x_i|^2`` of the rows of ``X`` (C-contiguous float64); ValueError, as
-    :func:`svmtune.kernels._distances.squared_distances` gives, when distances or inner products
-    of such rows could overflow float64 (features near 1e154 or beyond)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        sq = np.ascontiguousarray(np.einsum("ij,ij->i", X, X))
-    if sq.size and not (np.isfinite(sq).all() and sq.max() <= _MAX_SQUARED_NORM):
-        # |x_i - x_j|^2 <= 2 (|x_i|^2 + |x_j|^2) may overflow: the distances say so clearly
-        big = int(np.argmax(np.where(np.isfinite(sq), sq, np.inf)))
-        squared_distances(X[[big]])
-        raise ValueError(
-            "squared distances overflow float64 (the data has values up to "
-            f"{float(np.max(np.abs(X))):.3g} in absolute value), so the Gram matrix would not "
-            "be finite: rescale or standardize the features (svmtune.datasets.standardize)"
-        )
-    return sq
 
 
 def rbf_gram(X: NDArray[np.float64], gamma: float) -> NDArray[np.float64]:

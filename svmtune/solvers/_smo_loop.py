@@ -178,6 +178,26 @@ def _be_shrunk(t, y, C, alpha, G, gmax, gmin):  # pragma: no cover - compiled
     return False
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _pack(y, C, alpha, G, diag, order, size, yP, CP, aP, GP, dP):  # pragma: no cover
+    """Copy the active prefix ``order[:size]`` into contiguous arrays (LIBSVM keeps its active
+    variables at the front; here the copies are made once per shrinking period)."""
+    for idx in range(size):
+        t = order[idx]
+        yP[idx] = y[t]
+        CP[idx] = C[t]
+        aP[idx] = alpha[t]
+        GP[idx] = G[t]
+        dP[idx] = diag[t]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _unpack(G, GP, order, size):  # pragma: no cover - compiled
+    """Write the packed gradient back (``alpha`` is kept in both places as it moves)."""
+    for idx in range(size):
+        G[order[idx]] = GP[idx]
+
+
 # No fastmath here: numba compiles the callee _exp_nonpositive with the caller's flags and
 # caches that version for every later caller, and reassociation undoes its Cody-Waite range
 # reduction (58 ulp at x = -194 instead of 1).
@@ -308,12 +328,25 @@ def smo_loop(
     size = state[SIZE]
     steps = 0
     gap = np.inf
+    # While some variables are out of the loop (shrunk, or left out by the caller) the passes
+    # run over contiguous copies of the active prefix (packed: yP, CP, aP, GP, dP at positions
+    # idx of order[:size]) instead of gathering through order at every read; G is written back
+    # before every return and every shrinking pass.
+    yP = np.empty(m)
+    CP = np.empty(m)
+    aP = np.empty(m)
+    GP = np.empty(m)
+    dP = np.empty(m)
+    packed = False
     while True:
         phase = state[PHASE]
         if phase == 0:
             state[COUNTER] -= 1
             phase = 2
             if state[COUNTER] <= 0:
+                if packed:
+                    _unpack(G, GP, order, size)
+                    packed = False
                 state[COUNTER] = min(m, 1000)
                 if shrinking:
                     phase = 1
@@ -323,6 +356,8 @@ def smo_loop(
                             state[UNSHRUNK] = 1
                             state[PHASE] = 1
                             if size < m:
+                                if packed:
+                                    _unpack(G, GP, order, size)
                                 return RECONSTRUCT, steps, -1, gap
             state[PHASE] = phase
         if phase == 1:
@@ -340,23 +375,45 @@ def smo_loop(
                             break
                         size -= 1
                 idx += 1
+            if size < order.shape[0]:
+                # increasing indices: the passes then read G, alpha and the kernel rows in
+                # address order (prefetched), not scattered by the swaps above
+                order[:size] = np.sort(order[:size])
             state[SIZE] = size
             state[PHASE] = 2
         size = state[SIZE]
         whole = size == n  # every variable active: index directly, no gather through order
+        if not whole and not packed:
+            _pack(y, C, alpha, G, diag, order, size, yP, CP, aP, GP, dP)
+            packed = True
         # ---- working-set selection: i maximises v = -y G over I_up --------------------------
         gmax = -np.inf
         i = -1
-        for idx in range(size):
-            t = idx if whole else order[idx]
-            if y[t] > 0.0:
-                if alpha[t] < C[t] and -G[t] > gmax:
-                    gmax = -G[t]
-                    i = t
-            else:
-                if alpha[t] > 0.0 and G[t] > gmax:
-                    gmax = G[t]
-                    i = t
+        pi = -1
+        pj = -1
+        if packed:
+            for idx in range(size):
+                if yP[idx] > 0.0:
+                    if aP[idx] < CP[idx] and -GP[idx] > gmax:
+                        gmax = -GP[idx]
+                        pi = idx
+                else:
+                    if aP[idx] > 0.0 and GP[idx] > gmax:
+                        gmax = GP[idx]
+                        pi = idx
+            if pi >= 0:
+                i = order[pi]
+        else:
+            for idx in range(size):
+                t = idx if whole else order[idx]
+                if y[t] > 0.0:
+                    if alpha[t] < C[t] and -G[t] > gmax:
+                        gmax = -G[t]
+                        i = t
+                else:
+                    if alpha[t] > 0.0 and G[t] > gmax:
+                        gmax = G[t]
+                        i = t
         # j: over I_low, either the minimal v (maximal violating pair) or, among the t with
         # v_t < v_i, the one with the largest second-order decrease b^2 / a (Fan, Chen, Lin 2005).
         gmin = np.inf
@@ -364,6 +421,8 @@ def smo_loop(
         if second_order and i >= 0:
             if not _has_row(slot, row_epoch, epoch, i):
                 if kind == 0:
+                    if packed:
+                        _unpack(G, GP, order, size)
                     return NEED_ROW, steps, i, gap
                 _compute_row(
                     i, rows, slot, stamp, clock, row_epoch, epoch, order, size, m,
@@ -375,26 +434,49 @@ def smo_loop(
             Ki = rows[si]
             kii = diag[i]
             best = np.inf
-            for idx in range(size):
-                t = idx if whole else order[idx]
-                if y[t] > 0.0:
-                    if not alpha[t] > 0.0:
-                        continue
-                else:
-                    if not alpha[t] < C[t]:
-                        continue
-                v = -y[t] * G[t]
-                if v < gmin:
-                    gmin = v
-                b = gmax - v
-                if b > 0.0:
-                    a = kii + diag[t] - 2.0 * Ki[t]
-                    if a <= 0.0:
-                        a = TAU
-                    obj = -(b * b) / a
-                    if obj < best:
-                        best = obj
-                        j = t
+            if packed:
+                for idx in range(size):
+                    if yP[idx] > 0.0:
+                        if not aP[idx] > 0.0:
+                            continue
+                    else:
+                        if not aP[idx] < CP[idx]:
+                            continue
+                    v = -yP[idx] * GP[idx]
+                    if v < gmin:
+                        gmin = v
+                    b = gmax - v
+                    if b > 0.0:
+                        a = kii + dP[idx] - 2.0 * Ki[order[idx]]
+                        if a <= 0.0:
+                            a = TAU
+                        obj = -(b * b) / a
+                        if obj < best:
+                            best = obj
+                            pj = idx
+                if pj >= 0:
+                    j = order[pj]
+            else:
+                for idx in range(size):
+                    t = idx if whole else order[idx]
+                    if y[t] > 0.0:
+                        if not alpha[t] > 0.0:
+                            continue
+                    else:
+                        if not alpha[t] < C[t]:
+                            continue
+                    v = -y[t] * G[t]
+                    if v < gmin:
+                        gmin = v
+                    b = gmax - v
+                    if b > 0.0:
+                        a = kii + diag[t] - 2.0 * Ki[t]
+                        if a <= 0.0:
+                            a = TAU
+                        obj = -(b * b) / a
+                        if obj < best:
+                            best = obj
+                            j = t
         else:
             for idx in range(size):
                 t = idx if whole else order[idx]
@@ -404,10 +486,11 @@ def smo_loop(
                 else:
                     if not alpha[t] < C[t]:
                         continue
-                v = -y[t] * G[t]
+                v = -y[t] * (GP[idx] if packed else G[t])
                 if v < gmin:
                     gmin = v
                     j = t
+                    pj = idx
         if i < 0 or j < 0:
             gap = -np.inf
         else:
@@ -415,15 +498,23 @@ def smo_loop(
         if gap < tol:
             if size < m:  # the final check: on every variable, with the gradient recomputed
                 state[RECHECK] = 1
+                if packed:
+                    _unpack(G, GP, order, size)
                 return RECONSTRUCT, steps, -1, gap
+            if packed:
+                _unpack(G, GP, order, size)
             return CONVERGED, steps, -1, gap
         if state[RECHECK] == 1:  # the unshrunk check failed: shrink again next iteration
             state[RECHECK] = 0
             state[COUNTER] = 1
         if steps >= max_steps:
+            if packed:
+                _unpack(G, GP, order, size)
             return MAX_STEPS, steps, -1, gap
         if not _has_row(slot, row_epoch, epoch, i):
             if kind == 0:
+                if packed:
+                    _unpack(G, GP, order, size)
                 return NEED_ROW, steps, i, gap
             _compute_row(
                 i, rows, slot, stamp, clock, row_epoch, epoch, order, size, m,
@@ -433,6 +524,8 @@ def smo_loop(
         clock[0] += 1
         if not _has_row(slot, row_epoch, epoch, j):
             if kind == 0:
+                if packed:
+                    _unpack(G, GP, order, size)
                 return NEED_ROW, steps, j, gap
             _compute_row(
                 j, rows, slot, stamp, clock, row_epoch, epoch, order, size, m,
@@ -452,7 +545,7 @@ def smo_loop(
         a = diag[i] + diag[j] - 2.0 * Ki[j]
         if a <= 0.0:
             a = TAU
-        s = (gmax + y[j] * G[j]) / a
+        s = (gmax + y[j] * (GP[pj] if packed else G[j])) / a
         room_i = C[i] - alpha[i] if y[i] > 0.0 else alpha[i]
         room_j = alpha[j] if y[j] > 0.0 else C[j] - alpha[j]
         clip_i = False
@@ -483,6 +576,8 @@ def smo_loop(
         for r, flip in ((i, flip_i), (j, flip_j)):
             if flip and row_epoch[slot[r]] >= 0:
                 if kind == 0:
+                    if packed:
+                        _unpack(G, GP, order, size)
                     return NEED_COMPLETE_ROW, steps, r, gap
                 stamp[slot[i]] = clock[0]
                 stamp[slot[j]] = clock[0]
@@ -495,6 +590,9 @@ def smo_loop(
         Kj = rows[slot[j]]
         alpha[i] = new_i
         alpha[j] = new_j
+        if packed:
+            aP[pi] = new_i
+            aP[pj] = new_j
         if flip_i:
             w = C[i] * y[i] if new_i >= C[i] else -C[i] * y[i]
             for t in range(n):
@@ -512,7 +610,7 @@ def smo_loop(
         else:
             for idx in range(size):
                 t = order[idx]
-                G[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
+                GP[idx] += yP[idx] * (ci * Ki[t] + cj * Kj[t])
         steps += 1
         state[PHASE] = 0
 

@@ -57,6 +57,7 @@ __all__ = [
     "SMORun",
     "check_gram",
     "decision_from_gradient",
+    "default_max_iter",
     "feasible_start",
 ]
 
@@ -106,6 +107,22 @@ class SMOResult:
     def support(self) -> NDArray[np.intp]:
         """Indices of the support vectors (``alpha > 0``), increasing."""
         return np.flatnonzero(self.alpha > 0.0)
+
+
+def default_max_iter(n: int) -> int:
+    """The default iteration limit of an SMO solve on ``n`` variables: ``max(10**7, 1000 n)``.
+
+    LIBSVM's floor of ten million, and beyond it 1,000 iterations per variable (LIBSVM allows
+    100): SMO needs a number of iterations that grows with ``n`` and with ``C`` (measured with
+    benchmarks/smo.py: banana, 2,000 points, C = 1e4: 551 n; 300 noisy points, C = 1e5: 4.6
+    million), so a limit that does not grow with ``n`` stops large hard problems short.
+
+    Examples
+    --------
+    >>> default_max_iter(500), default_max_iter(50_000)
+    (10000000, 50000000)
+    """
+    return max(10_000_000, 1_000 * int(n))
 
 
 def decision_from_gradient(gradient: ArrayLike, y: ArrayLike, b: float) -> NDArray[np.float64]:
@@ -354,8 +371,10 @@ class SMORun:
             self._warned = True
             warnings.warn(
                 f"SMO stopped at max_iter={self.max_iter} iterations with KKT gap "
-                f"{self.gap:.3g} > tol={self.tol:g}; the solution is not optimal "
-                "(raise max_iter, or check the scaling of the data and C)",
+                f"{self.gap:.3g} > tol={self.tol:g}: the solution is not optimal. To converge, "
+                f"use a larger tol (e.g. tol={10 * self.tol:g}), a smaller C (here up to "
+                f"{float(np.max(self.C)):.3g}; the iterations SMO needs grow with C), or "
+                "scale the features (svmtune.datasets.standardize); or raise max_iter",
                 ConvergenceWarning,
                 stacklevel=2,
             )
@@ -411,8 +430,9 @@ class SMO:
         Working-set selection: LIBSVM's second-order rule (Fan, Chen, Lin 2005; the default) or
         the maximal violating pair (Palagi's slides).
     max_iter : int, optional
-        Iteration limit; default ``max(10_000_000, 100 n)``. Reaching it warns
-        (:class:`~sklearn.exceptions.ConvergenceWarning`).
+        Iteration limit; default :func:`default_max_iter` ``(n) = max(10**7, 1000 n)``.
+        Reaching it warns (:class:`~sklearn.exceptions.ConvergenceWarning`, saying what to
+        change: a larger ``tol``, a smaller ``C``, scaled features).
     memory_budget : int, default 512 MiB
         Bytes the full Gram matrix may take when SMO builds it from a kernel; beyond it, kernel
         rows are computed on demand and cached within the same budget. RBF and linear kernels
@@ -562,7 +582,7 @@ class SMO:
             if bound.any():
                 Gbar = yy * ((Cv[sv][bound] * yy[sv][bound]) @ R[bound])
             evals += store.kernel_evals - before
-        max_iter = self.max_iter if self.max_iter is not None else max(10_000_000, 100 * n)
+        max_iter = self.max_iter if self.max_iter is not None else default_max_iter(n)
         return SMORun(
             store,
             yy,

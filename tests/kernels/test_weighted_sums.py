@@ -68,3 +68,73 @@ def test_loop_exp_is_within_2_ulp_of_the_c_library_exp():
     assert exp_nonpositive(np.array([-800.0]))[0] < 1e-307
     with pytest.raises(ValueError, match="x <= 0"):
         exp_nonpositive(np.array([0.5]))
+
+
+def _naive_net_sums(X, gamma, W):
+    """The definition: direct differences, the C library's exp, the diagonal left out."""
+    n = len(X)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.array([[math.exp(-gamma * v) for v in row] for row in D.tolist()])
+    K[np.arange(n), np.arange(n)] = 0.0
+    return K, K @ W
+
+
+@pytest.mark.parametrize("n,tile", [(1, 16), (2, 16), (37, 16), (203, 16), (203, 64), (300, 256)])
+@pytest.mark.parametrize("m", [1, 3])
+def test_fused_net_sums_equal_the_definition_within_the_float64_bound(n, tile, m):
+    """Tiles of any size, a last partial tile, one or several weight columns. Bound: a float64
+    sum of n terms (n eps relative to sum_j k_ij |W_j|), the exp's 2 ulp, and the rounding of
+    the expanded distance |x_i|^2 + |x_j|^2 - 2 x_i.x_j (a few eps of the squared norms, times
+    gamma, relative)."""
+    from svmtune.kernels._rbf_sums import rbf_net_sums
+
+    rng = np.random.default_rng(n + m)
+    X = rng.normal(size=(n, 3))
+    W = rng.normal(size=(n, m))
+    gamma = 0.7
+    K, ref = _naive_net_sums(X, gamma, W)
+    S = rbf_net_sums(X, gamma, W, tile=tile)
+    assert S.shape == (n, m)
+    eps = np.finfo(np.float64).eps
+    sq = (X**2).sum(1)
+    rel = (n + 4) * eps + 8 * gamma * eps * (sq[:, None] + sq.max())
+    bound = rel * (K @ np.abs(W))
+    assert np.all(np.abs(S - ref) <= bound + 1e-300)
+
+
+def test_fused_net_sums_through_the_kernels_and_threads():
+    """RBF and anisotropic RBF `net_sums` against their Gram matrices, vector or matrix W,
+    the same values on one thread and on all of them (the chunks do not depend on it)."""
+    import numba
+
+    from svmtune.kernels import AnisotropicRBF
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(700, 4))
+    w = rng.normal(size=700)
+    for kernel, params in [
+        (RBF(), {"gamma": 0.3}),
+        (AnisotropicRBF(n_features=4), {f"gamma_{f}": g for f, g in enumerate([1, 0.1, 2, 0.5])}),
+    ]:
+        assert kernel.fused_net_sums
+        K = kernel.gram(params, X)
+        np.fill_diagonal(K, 0.0)
+        s, evals = kernel.net_sums(params, X, w)
+        assert s.shape == (700,) and evals == 700 * 699 // 2
+        assert np.all(np.abs(s - K @ w) <= 1e-12 * (np.abs(K) @ np.abs(w)))
+        threads = numba.get_num_threads()
+        try:
+            numba.set_num_threads(1)
+            s1, _ = kernel.net_sums(params, X, w[:, None])
+        finally:
+            numba.set_num_threads(threads)
+        np.testing.assert_allclose(s1[:, 0], s, rtol=1e-13, atol=1e-13)
+    # the generic default (prepared Gram, skip=0) gives the same signals for other kernels
+    S, evals = Linear().net_sums({}, X, np.ones((700, 1)))
+    G = X @ X.T
+    np.fill_diagonal(G, 0.0)
+    np.testing.assert_allclose(S[:, 0], G.sum(1), rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="gamma=-1 is outside"):
+        RBF().net_sums({"gamma": -1}, X, w)
+    with pytest.raises(ValueError, match="squared distances overflow float64"):
+        RBF().net_sums({"gamma": 1.0}, X * 1e160, w)

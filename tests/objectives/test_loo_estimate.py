@@ -89,21 +89,33 @@ def test_naive_prefers_the_largest_gamma(heart):
     assert loo2.trace["value"].iloc[-1] > 0.3  # the net signal exposes the impulsive kernel
 
 
+class _BlockedRBF(RBF):
+    """The RBF kernel through the generic prepared-block path (no fused net-signal loop)."""
+
+    fused_net_sums = False
+
+
 def test_blocked_accumulation_gives_identical_values():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(1500, 5))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=1500) > 0, 1.0, -1.0)
-    big = LOOEstimate(model="loo3").bind(X, y, kernel=RBF())
-    small = LOOEstimate(model="loo3", memory_budget=2**20).bind(X, y, kernel=RBF())
+    fused = LOOEstimate(model="loo3").bind(X, y, kernel=RBF())
+    big = LOOEstimate(model="loo3").bind(X, y, kernel=_BlockedRBF())
+    small = LOOEstimate(model="loo3", memory_budget=2**20).bind(X, y, kernel=_BlockedRBF())
+    assert fused.fused and fused.prepared is None
     assert len(big.blocks) == 1 and big.prepared is not None
     assert len(small.blocks) > 1 and small.prepared is None
     for gamma in (0.05, 0.5):
+        f = fused.evaluate({"gamma": gamma})
         a, b = big.evaluate({"gamma": gamma}), small.evaluate({"gamma": gamma})
-        assert a.value == b.value and a.info["alpha_plus"] == b.info["alpha_plus"]
-        # summation order differs between the symmetric and the row-block loops
+        assert f.value == a.value == b.value
+        assert f.info["alpha_plus"] == a.info["alpha_plus"] == b.info["alpha_plus"]
+        # summation order differs between the fused, symmetric and row-block loops
         assert a.info["beta0"] == pytest.approx(b.info["beta0"], rel=1e-12)
-        # one exp per pair on the symmetric block; every off-diagonal entry in row blocks
-        assert a.cost.kernel_evals == 1500 * 1499 // 2
+        assert f.info["beta0"] == pytest.approx(b.info["beta0"], rel=1e-12)
+        # one exp per pair on the symmetric block and in the fused loop; every off-diagonal
+        # entry in row blocks
+        assert f.cost.kernel_evals == a.cost.kernel_evals == 1500 * 1499 // 2
         assert b.cost.kernel_evals == 1500 * 1499
 
 
@@ -124,7 +136,7 @@ def test_19000_points_run_within_the_memory_budget():
     tracemalloc.start()
     try:
         ev = LOOEstimate(model="loo2", memory_budget=budget).evaluate(
-            X, y, kernel=RBF(), params={"gamma": 1.0}
+            X, y, kernel=_BlockedRBF(), params={"gamma": 1.0}
         )
         _, peak = tracemalloc.get_traced_memory()
     finally:
@@ -132,6 +144,23 @@ def test_19000_points_run_within_the_memory_budget():
     assert ev.status is Status.OK and ev.value < 0.1
     assert ev.cost.kernel_evals == n * (n - 1)
     assert peak < budget  # a full n x n matrix would be 2.9 GB
+
+
+def test_19000_points_fused_loop_holds_no_matrix():
+    """The fused RBF pass on 19,020 x 10 points: O(n) memory, one exp per pair."""
+    rng = np.random.default_rng(0)
+    n = 19_020
+    X = rng.normal(size=(n, 10))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
+    tracemalloc.start()
+    try:
+        ev = LOOEstimate(model="loo2").evaluate(X, y, kernel=RBF(), params={"gamma": 0.05})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert ev.status is Status.OK and ev.value < 0.25
+    assert ev.cost.kernel_evals == n * (n - 1) // 2
+    assert peak < 16 * 2**20  # O(n): partial sums per chunk, never a block of rows
 
 
 def test_bad_input(heart):
@@ -199,6 +228,24 @@ def test_loo_values_match_brute_force(n, d, gamma, model, seed):
     assert ev.value == pytest.approx(brute_force_loo(X, y, gamma, model), abs=1e-12)
 
 
+@pytest.mark.parametrize("model", ["loo1", "loo2", "loo3", "naive"])
+def test_fused_tiles_give_the_brute_force_decisions(model):
+    """600 points: three tiles of the fused loop, off-diagonal and diagonal; the count of
+    points right is the brute-force one exactly."""
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(600, 3))
+    y = np.where(X[:, 0] + X[:, 1] ** 2 - 1 + 0.5 * rng.normal(size=600) > 0, 1.0, -1.0)
+    ev = LOOEstimate(model=model).evaluate(X, y, kernel=RBF(), params={"gamma": 0.4})
+    if model in ("loo2", "loo3"):
+        assert ev.value == brute_force_loo(X, y, 0.4, model)
+    else:
+        K = np.exp(-0.4 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1))
+        if model == "loo1":
+            np.fill_diagonal(K, 0.0)
+        nu = K @ y
+        assert ev.value == np.mean(y * (nu + ev.info["beta0"]) <= 0)
+
+
 @pytest.mark.parametrize(
     "kernel,params",
     [
@@ -214,12 +261,14 @@ def test_loo_values_match_brute_force(n, d, gamma, model, seed):
 @pytest.mark.parametrize("model", ["loo1", "loo2", "loo3"])
 @pytest.mark.parametrize("budget", [2**30, 2**16], ids=["one-block", "row-blocks"])
 def test_any_kernel_model(kernel, params, model, budget):
-    """Net signals through the generic Gram path, checked against the explicit matrix."""
+    """Net signals through the generic Gram path (the anisotropic RBF: the fused loop),
+    checked against the explicit matrix."""
     rng = np.random.default_rng(5)
     X = rng.normal(size=(60, 3))
     y = np.where(X[:, 0] + X[:, 1] * X[:, 2] + 0.3 * rng.normal(size=60) > 0, 1.0, -1.0)
     bound = LOOEstimate(model=model, memory_budget=budget).bind(X, y, kernel=kernel)
-    assert (len(bound.blocks) > 1) == (budget == 2**16)
+    assert bound.fused == kernel.fused_net_sums
+    assert (len(bound.blocks) > 1) == (budget == 2**16 and not bound.fused)
     ev = bound.evaluate(params)
     K = kernel.gram(params, X)
     np.fill_diagonal(K, 0.0)
@@ -250,6 +299,8 @@ def test_options_are_checked_at_first_use_before_any_data(options, match):
 
 class _NaNKernel(RBF):
     """An RBF whose Gram matrix is NaN at gamma >= 10 (a kernel that overflows at evaluation)."""
+
+    fused_net_sums = False
 
     def _prepare(self, X, Z):
         prepared = super()._prepare(X, Z)

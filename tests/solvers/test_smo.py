@@ -252,9 +252,23 @@ def test_callback_sees_every_chunk_and_can_stop() -> None:
 def test_max_iter_warns_and_reports_not_converged() -> None:
     X, y, _, _ = real_split("heart")
     K = RBF().gram({"gamma": _gamma(X)}, X)
-    with pytest.warns(ConvergenceWarning, match="max_iter=5"):
+    with pytest.warns(ConvergenceWarning, match="max_iter=5") as rec:
         res = SMO(max_iter=5).solve(y, C=1.0, gram=K)
     assert res.iterations == 5 and not res.converged and res.gap > TOL
+    # the warning says what to change
+    msg = str(rec[0].message)
+    assert "larger tol (e.g. tol=0.01)" in msg and "smaller C (here up to 1;" in msg
+    assert "scale the features" in msg
+
+
+def test_default_max_iter_grows_with_n() -> None:
+    from svmtune.solvers.smo import default_max_iter
+
+    assert default_max_iter(300) == 10_000_000
+    assert default_max_iter(20_000) == 20_000_000
+    X, y, _, _ = real_split("heart")
+    run = SMO().start(y, C=1.0, gram=RBF().gram({"gamma": _gamma(X)}, X))
+    assert run.max_iter == default_max_iter(len(y))
 
 
 def test_per_point_upper_bounds() -> None:
