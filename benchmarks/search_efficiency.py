@@ -42,13 +42,13 @@ BUDGET = 100
 def searches(n_features: int) -> dict[str, tuple[object, object]]:
     """name -> (tuner, kernel model)."""
     return {
-        "VNS": (VNS(m=BUDGET, step=0.5, bounds=BOX, start=START), RBF()),
+        "VNS": (VNS(max_evals=BUDGET, step=0.5, bounds=BOX, start=START), RBF()),
         "NestedVNS": (
             NestedVNS(m=(50, 50), step=0.5, bounds={"C": BOX["C"]}, start=START),
             AnisotropicRBF(n_features=n_features, gamma_bounds=BOX["gamma"]),
         ),
-        "TPE": (TPE(n_trials=BUDGET, bounds=BOX), RBF()),
-        "Random": (RandomSearch(n_trials=BUDGET, bounds=BOX), RBF()),
+        "TPE": (TPE(max_evals=BUDGET, bounds=BOX), RBF()),
+        "Random": (RandomSearch(max_evals=BUDGET, bounds=BOX), RBF()),
     }
 
 

@@ -34,7 +34,7 @@ PROBABILITY_FOLDS = 5
 
 
 def check_combination(objective: Objective, tuner: Tuner, kernel: KernelModel) -> SearchSpace:
-    """The space ``tuner`` searches for ``objective`` on ``kernel``; ValueError naming the parts
+    """The box ``tuner`` searches for ``objective`` on ``kernel``; ValueError naming the parts
     if they cannot work together (a tuner that needs a gradient the objective lacks, bisection
     over two parameters, ...).
 
@@ -60,18 +60,11 @@ fixed={...}: missing ['C']
     if not isinstance(kernel, KernelModel):
         raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
     parts = f"{objective!r} cannot be tuned by {tuner!r} over {kernel!r}"
-    if getattr(tuner, "needs_gradient", False) and not objective.has_gradient:
-        raise ValueError(
-            f"{parts}: {tuner.name} needs the objective's gradient and {objective.name} "
-            "provides none (has_gradient=False)"
-        )
     try:
-        space = objective.search_space(kernel)
-        tuner._check_budget()
-        tuner._check_space(space)
+        tuner.check_objective(objective)
+        return tuner.check(objective.search_space(kernel))
     except ValueError as exc:
         raise ValueError(f"{parts}: {exc}") from exc
-    return space
 
 
 def platt_sigmoid(decision: ArrayLike, y: ArrayLike) -> tuple[float, float]:

@@ -86,10 +86,9 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
     flat = results.copy()
-    if "best_params" in flat.columns:
-        flat["best_params"] = [
-            None if p is None else json.dumps(p, sort_keys=True) for p in flat["best_params"]
-        ]
+    for col in ("best_params", "box"):
+        if col in flat.columns:
+            flat[col] = [None if p is None else json.dumps(p, sort_keys=True) for p in flat[col]]
     flat.to_csv(out / "results.csv", index=False)
     paths["results"] = out / "results.csv"
     summary_long(results, methods=methods).to_csv(out / "summary.csv", index=False)

@@ -72,7 +72,6 @@ NON_DEFAULT = {
         memory_budget=2**20,
     ),
     "VNS": dict(
-        m=30,
         step=0.5,
         k_max=10,
         start="random",
@@ -92,7 +91,6 @@ NON_DEFAULT = {
     "OptunaTuner": dict(
         sampler=optuna.samplers.QMCSampler,
         sampler_options={"scramble": True},
-        n_trials=12,
         bounds={"gamma": (0.01, 1.0)},
         storage="sqlite:///optuna.db",
         study_name="s",
@@ -100,7 +98,6 @@ NON_DEFAULT = {
         max_seconds=3.0,
     ),
     "TPE": dict(
-        n_trials=12,
         n_startup_trials=4,
         multivariate=False,
         bounds={"gamma": (0.01, 1.0)},
@@ -110,7 +107,6 @@ NON_DEFAULT = {
         max_seconds=3.0,
     ),
     "RandomSearch": dict(
-        n_trials=12,
         bounds={"gamma": (0.01, 1.0)},
         storage="sqlite:///optuna.db",
         study_name="s",

@@ -118,7 +118,7 @@ def test_set_up_cost_of_every_level_is_counted(data):
 def test_a_kernel_without_nested_levels_runs_one_level_of_plain_vns(data):
     obj = _objective(RBF(), {"gamma": 0.2})
     res = NestedVNS(m=25).tune(obj, *data, kernel=RBF(), random_state=0)
-    plain = VNS(m=25).tune(obj, *data, kernel=RBF(), random_state=0)
+    plain = VNS(max_evals=25).tune(obj, *data, kernel=RBF(), random_state=0)
     assert res.trace["level"].tolist() == [1] * 25
     assert res.trace["param_gamma"].tolist() == plain.trace["param_gamma"].tolist()
     with pytest.raises(ValueError, match=r"m gives 2 level budgets \[100, 500\], but the kernel"):
