@@ -35,8 +35,9 @@ def _default_key(name: str) -> str | None:
 
 
 def default_box(space: SearchSpace) -> dict[str, tuple[float, float]]:
-    """The :data:`DEFAULT_BOX` entries of the parameters of ``space`` (intersected with their
-    bounds; a parameter whose bounds miss the default range keeps its own bounds).
+    """The :data:`DEFAULT_BOX` entries of the parameters of ``space`` whose bounds contain the
+    default range; a parameter whose bounds were narrowed elsewhere (e.g.
+    ``RBF(gamma_bounds=(1e-5, 1e-2))``) keeps them, as the user chose.
 
     Examples
     --------
@@ -51,8 +52,7 @@ def default_box(space: SearchSpace) -> dict[str, tuple[float, float]]:
         if key is None:
             continue
         lo, hi = DEFAULT_BOX[key]
-        lo, hi = max(lo, p.low), min(hi, p.high)
-        if lo < hi:
+        if p.low <= lo and hi <= p.high:
             out[p.name] = (lo, hi)
     return out
 

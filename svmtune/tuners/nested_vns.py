@@ -24,6 +24,9 @@ from svmtune.tuners.vns import (
 
 __all__ = ["NestedVNS"]
 
+#: Evaluations of a :class:`NestedVNS` run when neither ``max_evals`` nor ``m`` is given.
+DEFAULT_NESTED_EVALS = 600
+
 
 class NestedVNS(Tuner):
     """VNS through a nested sequence of kernel models (Carrizosa et al. 2014, Algorithm 2).
@@ -49,8 +52,10 @@ class NestedVNS(Tuner):
 
     Parameters
     ----------
-    m : int or sequence of int, default (100, 500)
+    m : int or sequence of int, optional
         Iterations per level (the paper's ``m_1, ..., m_H``); an int gives every level the same.
+        Default: the run's budget (``max_evals``, default 600) split over the levels, a sixth
+        to each level but the last, the rest to the last: the paper's (100, 500) for two levels.
     step, k_max : VNS neighbourhoods (see :class:`~svmtune.tuners.VNS`), defaults 1.0 and 25
     start : dict, "center" or "random", optional
         Level 1's first point (in level 1's space), the centre of its box (default) or a random
@@ -81,7 +86,7 @@ class NestedVNS(Tuner):
     def __init__(
         self,
         *,
-        m: int | Sequence[int] = (100, 500),
+        m: int | Sequence[int] | None = None,
         step: float = 1.0,
         k_max: int = 25,
         start: StartOption = None,
@@ -98,6 +103,10 @@ class NestedVNS(Tuner):
 
     def budgets(self, n_levels: int) -> list[int]:
         """The iterations of each of ``n_levels`` levels; ValueError if ``m`` does not fit."""
+        if self.m is None:
+            total = DEFAULT_NESTED_EVALS if self.max_evals is None else int(self.max_evals)
+            early = max(1, total // 6)
+            return [early] * (n_levels - 1) + [max(1, total - early * (n_levels - 1))]
         if isinstance(self.m, int | np.integer) and not isinstance(self.m, bool):
             return [check_positive_int(self.m, "m")] * n_levels
         if isinstance(self.m, str) or not isinstance(self.m, Sequence):

@@ -54,6 +54,8 @@ class _OptunaSearch(Tuner):
         return deprecated_budget(self, "n_trials", DEFAULT_TRIALS)
 
     def _check_space(self, space: SearchSpace) -> None:
+        if self.n_trials is not None:
+            check_positive_int(self.n_trials, "n_trials")
         narrow(space, self.bounds)
         if self.storage is not None and not isinstance(self.storage, str):
             from optuna.storages import BaseStorage
@@ -91,9 +93,10 @@ class _OptunaSearch(Tuner):
         evaluate.restore(earlier)
         if start is not None:  # the caller's point first (Optuna's enqueue_trial)
             study.enqueue_trial(dict(start), skip_if_exists=True)
-        n_left = int(budget) - len(evaluate.evaluations)
         with _quiet(optuna):
-            for _ in range(n_left):
+            # until the budget of distinct evaluations is spent (a repeated point costs a
+            # trial, not an evaluation); the cap guards a sampler that keeps repeating
+            for _ in range(10 * int(budget)):
                 if evaluate.spent():
                     return
                 trial = study.ask(dists)
@@ -180,8 +183,9 @@ class _quiet:
 
 _COMMON_DOC = """
     max_evals : int, default 50
-        Trials of the run (evaluations, unless the sampler repeats a point); ``max_seconds``
-        may stop it earlier. A resumed study counts its earlier trials.
+        Distinct evaluations of the run (a point the sampler repeats costs a trial, not an
+        evaluation); ``max_seconds`` may stop it earlier. A resumed study counts its earlier
+        trials.
     bounds : mapping name -> (low, high), optional
         The search box of some parameters (inside the search space's bounds; default
         :data:`~svmtune.tuners.DEFAULT_BOX`).

@@ -25,13 +25,13 @@ def deprecated_budget(tuner: Tuner, old: str, default: int) -> int:
     ``max_evals`` (a FutureWarning when it is used; ``max_evals`` wins when both are given)."""
     value = getattr(tuner, old)
     if value is not None:
+        check_positive_int(value, old)
         warnings.warn(
             f"{tuner.name}({old}=...) is deprecated and will be removed in the next release; "
             f"use max_evals={value!r} (the one budget name of every tuner)",
             FutureWarning,
             stacklevel=4,
         )
-        check_positive_int(value, old)
     if tuner.max_evals is not None:
         return int(tuner.max_evals)
     return default if value is None else int(value)
@@ -113,7 +113,7 @@ class VNS(Tuner):
     radius ``r_k = k * step``, intersected with the search box; shaking draws a point uniformly in
     it. A strictly better point becomes the incumbent and the search returns to ``N_1``;
     otherwise it moves to ``N_{k+1}``, and after ``N_{k_max}`` back to ``N_1`` (the paper's
-    Step 2). The search stops after ``max_evals`` iterations, the evaluation of the start point
+    Step 2). The search stops after ``max_evals`` distinct evaluations, the start point's
     included, or when ``max_seconds`` runs out.
 
     With ``step=0.5``, ``max_evals=54``, ``bounds={"C": (2**-8, 2**2), "gamma": (2**-8, 2**8)}`` and
@@ -123,7 +123,7 @@ class VNS(Tuner):
     Parameters
     ----------
     max_evals : int, default 100
-        Iterations (evaluations, the start point's included).
+        Distinct evaluations, the start point's included.
     step : float, default 1.0
         Radius increment of the neighbourhoods, in search coordinates (``1.0``: a factor 2).
     k_max : int, default 25
@@ -176,6 +176,8 @@ class VNS(Tuner):
         return deprecated_budget(self, "m", DEFAULT_VNS_EVALS)
 
     def _check_space(self, space: SearchSpace) -> None:
+        if self.m is not None:
+            check_positive_int(self.m, "m")
         check_vns_options(self.step, self.k_max)
         check_start_option(self.start, space)
 
@@ -191,4 +193,8 @@ class VNS(Tuner):
             check_start_option(start, box.space)
         x = start_point(box, start if start is not None else self.start, rng)
         budget = evaluate.max_evals if evaluate.max_evals is not None else DEFAULT_VNS_EVALS
-        vns_search(evaluate, box, x, rng, m=budget, step=float(self.step), k_max=self.k_max)
+        # the run ends when the budget of distinct evaluations is spent (a point met again
+        # costs an iteration, not an evaluation); the iteration cap only guards a search that
+        # keeps meeting old points
+        cap = 100 * budget + 1
+        vns_search(evaluate, box, x, rng, m=cap, step=float(self.step), k_max=self.k_max)

@@ -9,7 +9,7 @@ from svmtune.tuners import TPE, VNS, NestedVNS, OptunaTuner, RandomSearch
 
 TUNERS = {
     "VNS": lambda: VNS(max_evals=4),
-    "NestedVNS": lambda: NestedVNS(max_evals=4),
+    "NestedVNS": lambda: NestedVNS(m=5, max_evals=4),
     "TPE": lambda: TPE(max_evals=4),
     "Random": lambda: RandomSearch(max_evals=4),
     "OptunaTuner": lambda: OptunaTuner(max_evals=4),

@@ -77,7 +77,7 @@ def test_any_sampler_runs_in_the_box_and_seeded_runs_repeat(toy, options):
         return tuner.tune(_WithC(), *toy, kernel=RBF(), random_state=seed)
 
     a, b, c = run(3), run(3), run(4)
-    assert len(a.trace) == 12 and a.stopped_by == "converged"
+    assert len(a.trace) == 12 and a.stopped_by == "max_evals"
     for name, (lo, hi) in BOX.items():
         assert a.trace[f"param_{name}"].between(lo, hi).all()
     assert a.trace[COLS].equals(b.trace[COLS])

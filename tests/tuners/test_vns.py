@@ -77,7 +77,7 @@ def test_first_evaluation_is_the_start_and_every_point_stays_in_the_box(toy):
     )
     tr = res.trace
     assert tr.loc[0, "param_C"] == pytest.approx(2.0**-3) and tr.loc[0, "param_gamma"] == 1.0
-    assert len(tr) == 54 and res.stopped_by == "converged"
+    assert len(tr) == 54 and res.stopped_by == "max_evals"
     for name, (lo, hi) in BOX.items():
         assert tr[f"param_{name}"].between(lo, hi).all()
 
