@@ -8,7 +8,9 @@ training part and its classifier is scored on the test part:
 - ``GD``: ``PlattError()`` + ``GradientDescent()`` with no start and no box given (the
   defaults: C = 1, gamma = 1 / n_features, plateau restarts), RBF;
 - ``GD aniso``: the same over ``AnisotropicRBF`` (one width per feature, all starting at
-  1 / n_features);
+  1 / n_features; the widths first move together, then at most 5 free steps);
+- ``GD aniso untied``: ``GradientDescent(tie_widths=False)``: every width free from the start,
+  for up to 30 steps (what the tied phase and the 5-step limit avoid);
 - ``GD no restarts``: ``GradientDescent(restarts=0)``, RBF (what the restarts add);
 - ``GD centre start``: the former default, the centre of the objective's whole space
   (C = 10, gamma = 1) in that space, no restarts, RBF.
@@ -50,6 +52,11 @@ def methods(seed: int, n_features: int) -> dict[str, tuple[object, object, objec
         "grid CV": (KFoldCV(k=5, random_state=seed), Grid(n_points=5), RBF()),
         "GD": (platt, GradientDescent(), RBF()),
         "GD aniso": (platt, GradientDescent(), AnisotropicRBF(n_features=n_features)),
+        "GD aniso untied": (
+            platt,
+            GradientDescent(tie_widths=False),
+            AnisotropicRBF(n_features=n_features),
+        ),
         "GD no restarts": (platt, GradientDescent(restarts=0), RBF()),
         "GD centre start": (
             platt,
