@@ -141,9 +141,10 @@ def start_point(
 #: plateau of the objective: :class:`GradientDescent` restarts from a pre-scan point.
 PLATEAU_RTOL = 0.01
 
-#: Factors applied to every kernel width (and to ``C``) of the start to get the pre-scan
-#: points of a restart: wider and narrower kernels, softer and harder margins.
-PRESCAN_FACTORS = ((1 / 10, 1.0), (10.0, 1.0), (1.0, 100.0), (1 / 10, 100.0))
+#: Factors applied to every kernel width (and to ``C``) of the default start
+#: (:func:`default_start`) to get the pre-scan points of a restart: the default start itself,
+#: wider and narrower kernels, a harder margin.
+PRESCAN_FACTORS = ((1.0, 1.0), (1 / 10, 1.0), (10.0, 1.0), (1.0, 100.0))
 
 
 class _Stop(Exception):
@@ -169,9 +170,9 @@ class GradientDescent(Tuner):
     (:data:`~svmtune.tuners.DEFAULT_BOX`). A descent that lowers the value by less than 1 % of
     it has stopped on a plateau (a region where the empirical error barely moves, e.g. kernels
     so narrow that the Gram matrix is nearly the identity): then, within the budget, the values
-    at four pre-scan points (every width / 10 and x 10, ``C`` x 1 and x 100) are computed and up
-    to ``restarts`` more descents start from the best of them. The answer is the best point of
-    all descents.
+    at four pre-scan points (the default start, its widths / 10 and x 10, its ``C`` x 100) are
+    computed and up to ``restarts`` more descents start from the best of them. The answer is
+    the best point of all descents.
 
     ``method="scipy"`` hands the problem to ``scipy.optimize.minimize`` with L-BFGS-B and the
     bounds instead (value and gradient from the objective, ``max_iter`` iterations, ``gtol``),
@@ -341,8 +342,10 @@ class GradientDescent(Tuner):
             return
         if not self._on_plateau(evaluate.evaluations[first:]) or int(self.restarts) < 1:
             return
-        # a pre-scan of values (no gradient) around the start, then descents from the best
-        scan = [self._scaled(coords, x0, fw, fc) for fw, fc in PRESCAN_FACTORS]
+        # a pre-scan of values (no gradient) around the default start, then descents from the
+        # best of its points
+        base = coords.to_x(default_start(space, n_features))
+        scan = [self._scaled(coords, base, fw, fc) for fw, fc in PRESCAN_FACTORS]
         evs = evaluate([coords.to_params(x) for x in scan])
         order = sorted(
             (i for i, e in enumerate(evs) if e.ok), key=lambda i: (evs[i].value, i)
@@ -353,7 +356,7 @@ class GradientDescent(Tuner):
                 descend(evaluate, coords, scan[i])
             except _Stop:
                 return
-            if not self._on_plateau(evaluate.evaluations[first:]):
+            if not self._on_plateau([evs[i], *evaluate.evaluations[first:]]):
                 return
 
     def _descend(
@@ -377,8 +380,8 @@ class GradientDescent(Tuner):
 
     @staticmethod
     def _on_plateau(evaluations: list[Evaluation]) -> bool:
-        """The descent that made ``evaluations`` lowered the value by less than
-        :data:`PLATEAU_RTOL` of its starting value."""
+        """The descent whose start and evaluations are ``evaluations`` lowered the value by
+        less than :data:`PLATEAU_RTOL` of its starting value."""
         ok = [e.value for e in evaluations if e.ok]
         if not ok:
             return True
