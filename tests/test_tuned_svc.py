@@ -319,3 +319,32 @@ def test_problems_tuned_in_parallel_give_the_same_result(segment) -> None:
         two = TunedSVC(n_jobs=2, **opts).fit(Xtr, ytr)
     assert one.best_params_ == two.best_params_
     np.testing.assert_array_equal(one.decision_function(Xte), two.decision_function(Xte))
+
+
+def test_errors_of_a_binary_problem_name_the_users_classes() -> None:
+    X = np.random.default_rng(0).normal(size=(59, 3))
+    with pytest.raises(ValueError, match=r"'0' vs '2'|0 vs 2") as info:
+        TunedSVC().fit(X, [0] * 29 + [1] * 29 + [2])
+    assert "{0: 29, 2: 1}" in str(info.value) and "-1" not in str(info.value)
+    # a class with fewer points than k: as many folds as it has, said in a warning
+    X = np.random.default_rng(0).normal(size=(60, 3))
+    with pytest.warns(UserWarning, match=r"has 2 points, fewer than KFoldCV\(\)'s k=5"):
+        clf = TunedSVC(tuner=Grid(n_points=2)).fit(X, [0] * 29 + [1] * 29 + [2, 2])
+    assert list(clf.classes_) == [0, 1, 2]
+
+
+@pytest.mark.parametrize("model", ["loo2", "loo3"])
+def test_loo_estimates_predict_with_the_classifier_they_tuned(model) -> None:
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    tr, te = next(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
+    tuned = TunedSVC(objective=LOOEstimate(model=model), tuner=Bisection())
+    clf = make_pipeline(StandardScaler(), tuned).fit(X[tr], y[tr])
+    sc = clf[0]
+    yb = np.where(y[tr] == 1, 1.0, -1.0)
+    res = Bisection().tune(LOOEstimate(model=model), sc.transform(X[tr]), yb, kernel=RBF())
+    assert clf[-1].best_params_ == res.best_params and clf[-1].best_score_ == res.best_value
+    want = res.best_classifier.decision_function(sc.transform(X[te]))
+    np.testing.assert_allclose(clf.decision_function(X[te]), want, rtol=1e-10, atol=1e-12)
+    assert clf.score(X[te], y[te]) >= 0.93  # the refit hinge SVM (C = 1): 0.75 / 0.68
