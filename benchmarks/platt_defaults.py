@@ -17,8 +17,9 @@ training part and its classifier is scored on the test part:
 
 Prints, per data set and on average, the mean test error (%) of the tuned classifier
 (``best_classifier``: for Platt's error the SVM with its sigmoid's threshold), that of the plain
-SVM's sign at the same parameters (``svm_sign_error``), the mean CPU seconds of one tuning run (``time.process_time`` of this process, one BLAS thread, compilation warmed up
-first) and its ratio to the grid's, and the mean number of evaluations.
+SVM's sign at the same parameters (``svm_sign_error``), the mean CPU seconds of one tuning run
+(``time.process_time`` of this process, one BLAS thread, compilation warmed up first) and its
+ratio to the grid's, and the mean number of evaluations.
 
     python benchmarks/platt_defaults.py                 # 10 splits
     python benchmarks/platt_defaults.py --splits 3 --datasets heart sonar

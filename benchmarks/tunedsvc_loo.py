@@ -51,7 +51,9 @@ def main() -> None:
                 LOOEstimate(model=model), sc.transform(X[tr]), yb, kernel=RBF(), random_state=0
             )
             yt = np.where(y[te] == 1, 1.0, -1.0)
-            rows.setdefault(name, []).append(1.0 - res.best_classifier.error(sc.transform(X[te]), yt))
+            rows.setdefault(name, []).append(
+                1.0 - res.best_classifier.error(sc.transform(X[te]), yt)
+            )
     for tr, te in folds:
         clf = make_pipeline(StandardScaler(), TunedSVC()).fit(X[tr], y[tr])
         rows.setdefault("TunedSVC() (5-fold CV, 5x5 grid)", []).append(clf.score(X[te], y[te]))

@@ -187,7 +187,9 @@ def _mkl_methods(name: str, *, linear: bool) -> dict[str, Method]:
             # Different names give different cell seeds; "#1" is the table's NestedVNS (8) run.
             if s > 1:
                 methods[f"NestedVNS (8) #{s}"] = Method(CV, NestedVNS(m=M_RBF), k8)
-            methods[f"VNS random (8) #{s}"] = Method(CV, VNS(max_evals=sum(M_RBF), start="random"), k8)
+            methods[f"VNS random (8) #{s}"] = Method(
+                CV, VNS(max_evals=sum(M_RBF), start="random"), k8
+            )
     return methods
 
 

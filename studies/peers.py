@@ -67,9 +67,7 @@ METHODS: dict[str, Method] = {
     # the exact leave-one-out error (Franc et al.'s stop) on the same 5 x 5 grid
     "exact LOO + grid (svmtune)": Method(ExactLOO(), Grid(n_points=5), RBF()),
     # Platt's empirical error on a 30% holdout, (C, gamma) by gradient descent
-    "Platt + gradient (svmtune)": Method(
-        PlattError(), GradientDescent(), RBF()
-    ),
+    "Platt + gradient (svmtune)": Method(PlattError(), GradientDescent(), RBF()),
     "GridSearchCV": PeerMethod(GridSearchCV(SVC(), GRID, cv=5)),
     "HalvingGridSearchCV": PeerMethod(HalvingGridSearchCV(SVC(), GRID, cv=5)),
     "RandomizedSearchCV": PeerMethod(

@@ -38,8 +38,6 @@ study = Study(
         # the exact leave-one-out error (Franc et al.'s stop) on the same 5 x 5 grid
         "SVM exact LOO+grid": Method(ExactLOO(), Grid(n_points=5), RBF()),
         # Platt's empirical error on a 30% holdout, (C, gamma) by gradient descent
-        "Platt+gradient": Method(
-            PlattError(), GradientDescent(), RBF()
-        ),
+        "Platt+gradient": Method(PlattError(), GradientDescent(), RBF()),
     },
 )

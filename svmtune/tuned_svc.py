@@ -550,9 +550,7 @@ def _name_classes(
     theirs = {neg_name: n_neg, pos_name: n_pos}
     text = str(exc).replace(f"{{-1: {n_neg}, 1: {n_pos}}}", str(theirs))
     if len(classes) > 2 or text == str(exc):
-        mine = (
-            f"{pos_name!r} vs rest" if neg is None else f"{neg_name!r} vs {pos_name!r}"
-        )
+        mine = f"{pos_name!r} vs rest" if neg is None else f"{neg_name!r} vs {pos_name!r}"
         text = f"the binary problem {mine} (class counts {theirs}) cannot be tuned: {text}"
     return ValueError(text)
 

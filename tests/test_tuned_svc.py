@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import copy
-import re
 import pickle
+import re
 
 import joblib
 import numpy as np

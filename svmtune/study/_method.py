@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from svmtune._params import describe
@@ -51,9 +51,7 @@ class Method:
     tuner: Tuner
     kernel: KernelModel
 
-    def search_space(
-        self, bounds: Mapping[str, tuple[float, float]] | None = None
-    ) -> SearchSpace:
+    def search_space(self, bounds: Mapping[str, tuple[float, float]] | None = None) -> SearchSpace:
         """The box the tuner searches (the objective's space narrowed to the default box, a
         study's ``bounds`` and the tuner's own); ValueError if the parts do not fit together."""
         if not isinstance(self.objective, Objective):

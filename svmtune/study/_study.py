@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from svmtune._params import _jsonable
 from svmtune.study._cell import CellKey, CellRecord, CellTask, dump_task, run_payload
 from svmtune.study._data import (
     PROTOCOLS,
@@ -23,7 +24,6 @@ from svmtune.study._data import (
     resolve_datasets,
     split_seed,
 )
-from svmtune._params import _jsonable
 from svmtune.study._method import Method
 from svmtune.study._peer import PeerMethod
 from svmtune.study._results import SummaryTable, summary_table

@@ -57,9 +57,7 @@ def default_box(space: SearchSpace) -> dict[str, tuple[float, float]]:
     return out
 
 
-def search_box(
-    space: SearchSpace, *boxes: Mapping[str, tuple[float, float]] | None
-) -> SearchSpace:
+def search_box(space: SearchSpace, *boxes: Mapping[str, tuple[float, float]] | None) -> SearchSpace:
     """``space`` narrowed to :func:`default_box`, then to each of ``boxes`` in turn (a later
     one wins for the names it gives: a study's box, then a tuner's ``bounds``).
 

@@ -347,9 +347,7 @@ class GradientDescent(Tuner):
         base = coords.to_x(default_start(space, n_features))
         scan = [self._scaled(coords, base, fw, fc) for fw, fc in PRESCAN_FACTORS]
         evs = evaluate([coords.to_params(x) for x in scan])
-        order = sorted(
-            (i for i, e in enumerate(evs) if e.ok), key=lambda i: (evs[i].value, i)
-        )
+        order = sorted((i for i, e in enumerate(evs) if e.ok), key=lambda i: (evs[i].value, i))
         for i in order[: int(self.restarts)]:
             first = len(evaluate.evaluations)
             try:
@@ -473,5 +471,3 @@ class GradientDescent(Tuner):
                 "gtol": float(self.gtol),
             },
         )
-
-

@@ -232,4 +232,3 @@ class IncrementalGradient(GradientDescent):
         # the answer: the last point (its value is on the last working set)
         if last is not None and last.ok:
             evaluate.set_incumbent(last, final=True)
-

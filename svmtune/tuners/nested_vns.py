@@ -235,7 +235,6 @@ class NestedVNS(Tuner):
         raise NotImplementedError
 
 
-
 def _embed(
     params: Mapping[str, float], src: BoundObjective, dst: BoundObjective
 ) -> dict[str, float]:

@@ -385,7 +385,6 @@ class TPE(_OptunaSearch):
             )
 
 
-
 _RANDOM_DOC = (
     """Independent uniform draws in the search box (log-uniform for log-scaled parameters),
     by Optuna's ``RandomSampler``.
@@ -436,4 +435,3 @@ class RandomSearch(_OptunaSearch):
         from optuna.samplers import RandomSampler
 
         return RandomSampler(seed=seed)
-

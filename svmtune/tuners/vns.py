@@ -36,6 +36,7 @@ def deprecated_budget(tuner: Tuner, old: str, default: int) -> int:
         return int(tuner.max_evals)
     return default if value is None else int(value)
 
+
 StartOption = Mapping[str, float] | str | None
 
 

@@ -60,15 +60,11 @@ def test_every_tuner_searches_the_default_box_and_stays_in_it(blobs, name):
 def test_the_caller_box_applies_and_the_tuner_own_bounds_win(blobs, name):
     objective = PlattError(random_state=0) if name == "GradientDescent" else KFoldCV(k=3)
     tuner = TUNERS[name]()
-    res = tuner.tune(
-        objective, *blobs, kernel=RBF(), random_state=0, bounds={"gamma": (0.01, 0.1)}
-    )
+    res = tuner.tune(objective, *blobs, kernel=RBF(), random_state=0, bounds={"gamma": (0.01, 0.1)})
     assert _box(res)["gamma"] == (0.01, 0.1) and _box(res)["C"] == DEFAULT_BOX["C"]
     assert res.trace["param_gamma"].between(0.01, 0.1).all()
     tuner.set_params(bounds={"gamma": (0.05, 0.2)})
-    res = tuner.tune(
-        objective, *blobs, kernel=RBF(), random_state=0, bounds={"gamma": (0.01, 0.1)}
-    )
+    res = tuner.tune(objective, *blobs, kernel=RBF(), random_state=0, bounds={"gamma": (0.01, 0.1)})
     assert _box(res)["gamma"] == (0.05, 0.2)
 
 
