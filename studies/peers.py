@@ -95,7 +95,7 @@ else:
                 "C": FloatDistribution(C_LO, C_HI, log=True),
                 "gamma": FloatDistribution(G_LO, G_HI, log=True),
             },
-            max_evals=BUDGET,
+            n_trials=BUDGET,
             cv=5,
             n_jobs=1,
         )

@@ -220,7 +220,7 @@ _OPTUNA_TUNER_DOC = (
         is built as ``sampler(seed=..., **sampler_options)`` with a seed drawn from the run's
         ``random_state``, so seeded runs are reproducible. An instance is deep-copied for each
         run (its own seed rules; ``sampler_options`` must then be empty). Default:
-        ``TPESampler(multivariate=True)``.
+        ``TPESampler(multivariate=True)`` with start-up trials from the budget, as :class:`TPE`.
     sampler_options : mapping, optional
         Keyword arguments of the sampler class.
 """
@@ -289,11 +289,17 @@ class OptunaTuner(_OptunaSearch):
                 )
 
     def _new_sampler(self, seed: int, budget: int) -> Any:
+        import warnings
+
+        from optuna.exceptions import ExperimentalWarning
         from optuna.samplers import BaseSampler, TPESampler
 
         opts = dict(self.sampler_options or {})
         if self.sampler is None:
-            return TPESampler(seed=seed, **{"multivariate": True, **opts})
+            defaults = {"multivariate": True, "n_startup_trials": tpe_startup_trials(budget)}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ExperimentalWarning)
+                return TPESampler(seed=seed, **{**defaults, **opts})
         if isinstance(self.sampler, BaseSampler):
             return copy.deepcopy(self.sampler)
         return self.sampler(seed=seed, **opts)
