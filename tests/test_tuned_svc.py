@@ -35,6 +35,7 @@ NOT_PASSED = {
     "default": {
         "check_array_api_input": SKIPPED,
     },
+    "grid2": {"check_array_api_input": SKIPPED},
     "loo3+bisection+probability": {
         "check_array_api_input": SKIPPED,
         "check_classifiers_train": (
@@ -49,6 +50,7 @@ NOT_PASSED = {
 
 CONFIGS = {
     "default": TunedSVC(),
+    "grid2": TunedSVC(tuner=Grid(n_points=2)),
     "loo3+bisection+probability": TunedSVC(
         objective=LOOEstimate(model="loo3"), tuner=Bisection(), probability=True
     ),
