@@ -44,12 +44,13 @@ TUNERS = {
     "RandomSearch": lambda: RandomSearch(max_evals=6),
     "OptunaTuner": lambda: OptunaTuner(max_evals=6),
     "GradientDescent": lambda: GradientDescent(max_evals=6),
+    "IncrementalGradient": lambda: IncrementalGradient(max_evals=6),
 }
 
 
 @pytest.mark.parametrize("name", list(TUNERS))
 def test_every_tuner_searches_the_default_box_and_stays_in_it(blobs, name):
-    objective = PlattError(random_state=0) if name == "GradientDescent" else KFoldCV(k=3)
+    objective = PlattError(random_state=0) if "Gradient" in name else KFoldCV(k=3)
     res = TUNERS[name]().tune(objective, *blobs, kernel=RBF(), random_state=0)
     assert _box(res) == {"C": DEFAULT_BOX["C"], "gamma": DEFAULT_BOX["gamma"]}
     for p, (lo, hi) in _box(res).items():
@@ -58,7 +59,7 @@ def test_every_tuner_searches_the_default_box_and_stays_in_it(blobs, name):
 
 @pytest.mark.parametrize("name", list(TUNERS))
 def test_the_caller_box_applies_and_the_tuner_own_bounds_win(blobs, name):
-    objective = PlattError(random_state=0) if name == "GradientDescent" else KFoldCV(k=3)
+    objective = PlattError(random_state=0) if "Gradient" in name else KFoldCV(k=3)
     tuner = TUNERS[name]()
     res = tuner.tune(objective, *blobs, kernel=RBF(), random_state=0, bounds={"gamma": (0.01, 0.1)})
     assert _box(res)["gamma"] == (0.01, 0.1) and _box(res)["C"] == DEFAULT_BOX["C"]
