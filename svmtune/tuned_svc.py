@@ -50,9 +50,8 @@ def check_combination(objective: Objective, tuner: Tuner, kernel: KernelModel) -
     >>> check_combination(KFoldCV(), Bisection(), RBF())
     Traceback (most recent call last):
     ...
-    ValueError: KFoldCV(k=5) cannot be tuned by Bisection(param='gamma', low=0.01, high=1.0, \
-tol=0.01) over RBF(): Bisection searches one parameter ('gamma'); fix the others with \
-fixed={...}: missing ['C']
+    ValueError: KFoldCV() cannot be tuned by Bisection() over RBF(): Bisection searches one \
+parameter ('gamma'); fix the others with fixed={...}: missing ['C']
     """
     if not isinstance(objective, Objective):
         raise ValueError(f"objective must be a svmtune Objective; got {objective!r}")
