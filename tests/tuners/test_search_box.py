@@ -7,7 +7,7 @@ import pytest
 
 from svmtune.kernels import RBF, AnisotropicRBF
 from svmtune.objectives import KFoldCV, LOOEstimate, PlattError
-from svmtune.study import Method, Study
+from svmtune.study import Method, Study, search_boxes
 from svmtune.tuned_svc import TunedSVC, check_combination
 from svmtune.tuners import (
     DEFAULT_BOX,
@@ -154,10 +154,17 @@ def test_study_bounds_are_the_one_place_and_each_cell_stores_its_box(tmp_path):
             "bisection": Method(LOOEstimate(), Bisection(max_evals=4), RBF()),
         },
     )
-    res = study.run().results().set_index("method")
+    cells = study.run().results()
+    res = cells.set_index("method")
     assert res.loc["grid", "box"] == {"C": [0.1, 1000.0], "gamma": [0.01, 0.1]}
     assert res.loc["vns own", "box"]["gamma"] == [0.02, 0.2]
     assert res.loc["bisection", "box"] == {"gamma": [0.01, 1.0]}
+    shown = search_boxes(cells, methods=list(study.methods)).to_dict("records")
+    assert shown == [
+        {"method": "grid", "box": "C 0.1..1000, gamma 0.01..0.1", "cells": 1},
+        {"method": "vns own", "box": "C 0.1..1000, gamma 0.02..0.2", "cells": 1},
+        {"method": "bisection", "box": "gamma 0.01..1", "cells": 1},
+    ]
     bad = Study("bad", datasets=["heart"], bounds={"sigma": (1.0, 2.0)}, methods=study.methods)
     with pytest.raises(ValueError, match=r"bounds name parameters \['sigma'\] that no method"):
         bad.validate()
