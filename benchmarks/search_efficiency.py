@@ -11,11 +11,24 @@ error is at most the grid's. The goal: at most a third of the grid's evaluations
   box's gamma bounds for every width; it reaches the target in level 1 or level 2.
 - TPE: Optuna's multivariate TPE (10 random start-up trials); RandomSearch: log-uniform draws.
 
-All in this process, one BLAS thread; evaluations are counted, not timed, so the figures do not
-depend on the machine's load.
+``--small``: the small budgets of a fair comparison. On the Carrizosa study's data sets
+(``studies/carrizosa2014.py``: 11 Ratsch sets), for each seed s (Ratsch split s, tuner seed s),
+a 54-point grid (6 x 9, log-spaced over the default box ``svmtune.tuners.DEFAULT_BOX``) sets
+the 5-fold CV value to reach, and every search gets 18 evaluations:
+
+- ``VNS`` and ``TPE``: the defaults, ``VNS(max_evals=18)`` and ``TPE(max_evals=18)`` (the
+  default box; TPE multivariate with 5 start-up trials, a quarter of the budget);
+- ``TPE 10 startup``, ``TPE univariate``: Optuna's own defaults, one at a time;
+- ``VNS whole space``, ``TPE whole space``: the defaults in the objective's whole space
+  (C 1e-3..1e5, gamma 1e-5..1e5), what every tuner but the grid searched before the default
+  box.
+
+It prints each method's mean gap to the grid's CV value (percentage points; goal <= 1).
 
     python benchmarks/search_efficiency.py
     python benchmarks/search_efficiency.py --datasets heart banana --seeds 3
+    python benchmarks/search_efficiency.py --small                       # 11 sets x 3 seeds
+    python benchmarks/search_efficiency.py --small --datasets heart diabetis --seeds 2
 """
 
 from __future__ import annotations
@@ -31,7 +44,7 @@ from threadpoolctl import threadpool_limits
 from svmtune.datasets import ratsch_split
 from svmtune.kernels import RBF, AnisotropicRBF
 from svmtune.objectives import KFoldCV
-from svmtune.tuners import TPE, VNS, Grid, NestedVNS, RandomSearch
+from svmtune.tuners import DEFAULT_BOX, TPE, VNS, Grid, NestedVNS, RandomSearch
 
 DATASETS = ["banana", "breast-cancer", "diabetis", "heart", "thyroid"]
 BOX = {"C": (2.0**-8, 2.0**2), "gamma": (2.0**-8, 2.0**8)}
@@ -42,14 +55,78 @@ BUDGET = 100
 def searches(n_features: int) -> dict[str, tuple[object, object]]:
     """name -> (tuner, kernel model)."""
     return {
-        "VNS": (VNS(m=BUDGET, step=0.5, bounds=BOX, start=START), RBF()),
+        "VNS": (VNS(max_evals=BUDGET, step=0.5, bounds=BOX, start=START), RBF()),
         "NestedVNS": (
             NestedVNS(m=(50, 50), step=0.5, bounds={"C": BOX["C"]}, start=START),
             AnisotropicRBF(n_features=n_features, gamma_bounds=BOX["gamma"]),
         ),
-        "TPE": (TPE(n_trials=BUDGET, bounds=BOX), RBF()),
-        "Random": (RandomSearch(n_trials=BUDGET, bounds=BOX), RBF()),
+        "TPE": (TPE(max_evals=BUDGET, bounds=BOX), RBF()),
+        "Random": (RandomSearch(max_evals=BUDGET, bounds=BOX), RBF()),
     }
+
+
+#: the Carrizosa study's data sets (studies/carrizosa2014.py)
+CARRIZOSA = [
+    "banana",
+    "diabetis",
+    "image",
+    "splice",
+    "ringnorm",
+    "twonorm",
+    "german",
+    "heart",
+    "thyroid",
+    "titanic",
+    "breast-cancer",
+]
+SMALL_BUDGET = 18
+WHOLE = {"C": (1e-3, 1e5), "gamma": (1e-5, 1e5)}
+
+
+def small_searches() -> dict[str, object]:
+    """name -> tuner, each with 18 evaluations."""
+    b = SMALL_BUDGET
+    return {
+        "VNS": VNS(max_evals=b),
+        "TPE": TPE(max_evals=b),
+        "TPE 10 startup": TPE(max_evals=b, n_startup_trials=10),
+        "TPE univariate": TPE(max_evals=b, multivariate=False),
+        "VNS whole space": VNS(max_evals=b, bounds=WHOLE),
+        "TPE whole space": TPE(max_evals=b, bounds=WHOLE),
+    }
+
+
+def small(datasets: list[str], seeds: int) -> None:
+    rows = []
+    with threadpool_limits(limits=1, user_api="blas"):
+        for name in datasets:
+            for seed in range(seeds):
+                Xtr, ytr, _, _ = ratsch_split(name, seed=seed)
+                cv = KFoldCV(k=5, random_state=seed)
+                grid = Grid(
+                    values={
+                        "C": np.geomspace(*DEFAULT_BOX["C"], 6).tolist(),
+                        "gamma": np.geomspace(*DEFAULT_BOX["gamma"], 9).tolist(),
+                    }
+                ).tune(cv, Xtr, ytr, kernel=RBF())
+                for method, tuner in small_searches().items():
+                    res = tuner.tune(cv, Xtr, ytr, kernel=RBF(), random_state=seed)  # type: ignore[attr-defined]
+                    rows.append(
+                        {
+                            "dataset": name,
+                            "seed": seed,
+                            "method": method,
+                            "gap": 100 * (res.best_value - grid.best_value),
+                        }
+                    )
+                print(f"{name} seed {seed}: 54-point grid {100 * grid.best_value:.2f}%", flush=True)
+    df = pd.DataFrame(rows)
+    pd.set_option("display.width", 140)
+    per = df.pivot_table(index="dataset", columns="method", values="gap", aggfunc="mean")
+    print("\nCV error above the 54-point grid's (points), mean over seeds:")
+    print(per[list(small_searches())].round(2).to_string())
+    print(f"\nmean over {len(datasets)} data sets x {seeds} seeds (goal <= 1 point):")
+    print(df.groupby("method", sort=False)["gap"].mean().round(2).to_string())
 
 
 def evals_to_reach(best_so_far: pd.Series, target: float) -> float:
@@ -60,10 +137,16 @@ def evals_to_reach(best_so_far: pd.Series, target: float) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--datasets", nargs="+", default=DATASETS)
-    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--datasets", nargs="+", default=None)
+    ap.add_argument("--seeds", type=int, default=None)
+    ap.add_argument("--small", action="store_true", help="18 evaluations against a 54-point grid")
     args = ap.parse_args()
     warnings.simplefilter("ignore")
+    if args.small:
+        small(args.datasets or CARRIZOSA, args.seeds or 3)
+        return
+    args.datasets = args.datasets or DATASETS
+    args.seeds = args.seeds or 5
     rows = []
     with threadpool_limits(limits=1, user_api="blas"):
         for name in args.datasets:

@@ -88,7 +88,7 @@ study = Study(
     n_splits=N_SPLITS,
     seed=2014,
     methods={
-        "VNS": Method(CV, VNS(m=M, step=0.5, bounds=BOX, start=START), RBF()),
+        "VNS": Method(CV, VNS(max_evals=M, step=0.5, bounds=BOX, start=START), RBF()),
         "Grid 6x9": Method(
             CV,
             Grid(
@@ -99,8 +99,8 @@ study = Study(
             ),
             RBF(),
         ),
-        "TPE": Method(CV, TPE(n_trials=M, bounds=BOX), RBF()),
-        "Random": Method(CV, RandomSearch(n_trials=M, bounds=BOX), RBF()),
+        "TPE": Method(CV, TPE(max_evals=M, bounds=BOX), RBF()),
+        "Random": Method(CV, RandomSearch(max_evals=M, bounds=BOX), RBF()),
     },
 )
 
@@ -161,14 +161,14 @@ LINEAR_WEIGHT_BOUNDS = (2.0**-12, 2.0**6)
 
 def _mkl_methods(name: str, *, linear: bool) -> dict[str, Method]:
     groups = [g.tolist() for g in load_groups(name)]
-    rbf_vns = Method(CV, VNS(m=100), RBF())
+    rbf_vns = Method(CV, VNS(max_evals=100), RBF())
     if linear:
         k10 = MultipleKernel(
             groups, base="linear", form="weights", weight_bounds=LINEAR_WEIGHT_BOUNDS
         )
         return {
             "NestedVNS (10)": Method(CV, NestedVNS(m=M_LINEAR), k10),
-            "TPE (10)": Method(CV, TPE(n_trials=sum(M_LINEAR)), k10),
+            "TPE (10)": Method(CV, TPE(max_evals=sum(M_LINEAR)), k10),
             "RBF (VNS)": rbf_vns,
         }
     k13 = MultipleKernel(groups, base="rbf", form="weights", weight_bounds=BOUNDS)
@@ -177,9 +177,9 @@ def _mkl_methods(name: str, *, linear: bool) -> dict[str, Method]:
     )
     methods = {
         "NestedVNS (13)": Method(CV, NestedVNS(m=M_RBF), k13),
-        "TPE (13)": Method(CV, TPE(n_trials=sum(M_RBF)), k13),
+        "TPE (13)": Method(CV, TPE(max_evals=sum(M_RBF)), k13),
         "NestedVNS (8)": Method(CV, NestedVNS(m=M_RBF), k8),
-        "TPE (8)": Method(CV, TPE(n_trials=sum(M_RBF)), k8),
+        "TPE (8)": Method(CV, TPE(max_evals=sum(M_RBF)), k8),
         "RBF (VNS)": rbf_vns,
     }
     if name == NESTED_VS_FLAT_SET:
@@ -187,7 +187,9 @@ def _mkl_methods(name: str, *, linear: bool) -> dict[str, Method]:
             # Different names give different cell seeds; "#1" is the table's NestedVNS (8) run.
             if s > 1:
                 methods[f"NestedVNS (8) #{s}"] = Method(CV, NestedVNS(m=M_RBF), k8)
-            methods[f"VNS random (8) #{s}"] = Method(CV, VNS(m=sum(M_RBF), start="random"), k8)
+            methods[f"VNS random (8) #{s}"] = Method(
+                CV, VNS(max_evals=sum(M_RBF), start="random"), k8
+            )
     return methods
 
 

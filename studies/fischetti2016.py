@@ -51,8 +51,8 @@ study = Study(
         "LOO_2": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
         "LOO_3": Method(LOOEstimate(model="loo3"), Bisection(), RBF()),
         # Not in the paper: HINGE's 25 evaluations spent by VNS and by TPE instead of the grid.
-        "HINGE+VNS": Method(KFoldCV(k=5), VNS(m=25), RBF()),
-        "HINGE+TPE": Method(KFoldCV(k=5), TPE(n_trials=25), RBF()),
+        "HINGE+VNS": Method(KFoldCV(k=5), VNS(max_evals=25), RBF()),
+        "HINGE+TPE": Method(KFoldCV(k=5), TPE(max_evals=25), RBF()),
     },
 )
 

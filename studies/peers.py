@@ -62,14 +62,12 @@ METHODS: dict[str, Method] = {
     "LOO_3 + bisection": Method(LOOEstimate(model="loo3"), Bisection(), RBF()),
     "5-fold CV + grid (svmtune)": Method(KFoldCV(k=5), Grid(n_points=5), RBF()),
     # the same 25 evaluations spent by variable neighbourhood search and by TPE
-    "5-fold CV + VNS (svmtune)": Method(KFoldCV(k=5), VNS(m=25), RBF()),
-    "5-fold CV + TPE (svmtune)": Method(KFoldCV(k=5), TPE(n_trials=25), RBF()),
+    "5-fold CV + VNS (svmtune)": Method(KFoldCV(k=5), VNS(max_evals=25), RBF()),
+    "5-fold CV + TPE (svmtune)": Method(KFoldCV(k=5), TPE(max_evals=25), RBF()),
     # the exact leave-one-out error (Franc et al.'s stop) on the same 5 x 5 grid
     "exact LOO + grid (svmtune)": Method(ExactLOO(), Grid(n_points=5), RBF()),
     # Platt's empirical error on a 30% holdout, (C, gamma) by gradient descent
-    "Platt + gradient (svmtune)": Method(
-        PlattError(), GradientDescent(start={"C": 10.0, "gamma": 0.1}), RBF()
-    ),
+    "Platt + gradient (svmtune)": Method(PlattError(), GradientDescent(), RBF()),
     "GridSearchCV": PeerMethod(GridSearchCV(SVC(), GRID, cv=5)),
     "HalvingGridSearchCV": PeerMethod(HalvingGridSearchCV(SVC(), GRID, cv=5)),
     "RandomizedSearchCV": PeerMethod(

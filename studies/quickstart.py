@@ -33,13 +33,11 @@ study = Study(
         # the hinge-loss SVM, (C, gamma) on a 5 x 5 grid by 5-fold cross-validation
         "SVM 5-fold CV+grid": Method(KFoldCV(k=5), Grid(n_points=5), RBF()),
         # the same SVM and budget (25 evaluations) by variable neighbourhood search and by TPE
-        "SVM 5-fold CV+VNS": Method(KFoldCV(k=5), VNS(m=25), RBF()),
-        "SVM 5-fold CV+TPE": Method(KFoldCV(k=5), TPE(n_trials=25), RBF()),
+        "SVM 5-fold CV+VNS": Method(KFoldCV(k=5), VNS(max_evals=25), RBF()),
+        "SVM 5-fold CV+TPE": Method(KFoldCV(k=5), TPE(max_evals=25), RBF()),
         # the exact leave-one-out error (Franc et al.'s stop) on the same 5 x 5 grid
         "SVM exact LOO+grid": Method(ExactLOO(), Grid(n_points=5), RBF()),
         # Platt's empirical error on a 30% holdout, (C, gamma) by gradient descent
-        "Platt+gradient": Method(
-            PlattError(), GradientDescent(start={"C": 10.0, "gamma": 0.1}), RBF()
-        ),
+        "Platt+gradient": Method(PlattError(), GradientDescent(), RBF()),
     },
 )

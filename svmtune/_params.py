@@ -167,5 +167,48 @@ class ParamsMixin:
                         out[f"{name}__{sub}"] = v
         return out
 
+    def set_params(self, **params: Any) -> Any:
+        """Set options, nested ones as ``name__option`` (scikit-learn's convention), and return
+        the object. The object is re-initialised with its options, so whatever its
+        ``__init__`` derives from them (a kernel's search space) follows.
+
+        Raises
+        ------
+        ValueError
+            For a name that is not an option (listing the valid ones).
+
+        Examples
+        --------
+        >>> from svmtune.objectives import KFoldCV
+        >>> KFoldCV(k=5).set_params(k=3)
+        KFoldCV(k=3)
+        """
+        if not params:
+            return self
+        own = get_params(self)
+        nested: dict[str, dict[str, Any]] = {}
+        direct: dict[str, Any] = {}
+        for key, value in params.items():
+            name, sep, sub = key.partition("__")
+            if name not in own:
+                raise ValueError(
+                    f"invalid option {name!r} for {type(self).__name__}; valid options: "
+                    f"{sorted(own)}"
+                )
+            if sep:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                direct[name] = value
+        for name, subs in nested.items():
+            target = direct.get(name, own[name])
+            if not hasattr(target, "set_params"):
+                raise ValueError(
+                    f"cannot set {sorted(subs)} of {type(self).__name__}'s {name!r}: it is "
+                    f"{target!r}, which has no options"
+                )
+            direct[name] = target.set_params(**subs)
+        self.__init__(**{**own, **direct})  # type: ignore[misc]
+        return self
+
     def __repr__(self) -> str:
         return params_repr(self)

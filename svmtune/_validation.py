@@ -23,7 +23,13 @@ __all__ = [
 
 
 def check_X(X: ArrayLike, *, name: str = "X") -> NDArray[np.float64]:
-    """Return ``X`` as a 2-D C-contiguous float64 array, refusing NaN/inf and empty input."""
+    """Return ``X`` as a 2-D C-contiguous float64 array, refusing NaN/inf, empty and sparse
+    input."""
+    if hasattr(X, "tocsr") or hasattr(X, "nnz"):  # scipy.sparse matrices and arrays
+        raise TypeError(
+            f"{name} is a sparse matrix ({type(X).__name__}); sparse input is not supported: "
+            f"pass a dense array ({name}.toarray())"
+        )
     try:
         arr = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:

@@ -38,6 +38,7 @@ def _print_report(
     methods: list[str],
     n_running: int = 0,
 ) -> None:
+    from svmtune.study._report import search_boxes
     from svmtune.study._results import format_summary, summary_table
 
     counts = results["status"].value_counts().to_dict() if len(results) else {}
@@ -57,6 +58,11 @@ def _print_report(
         )
     print()
     print(format_summary(summary_table(results, methods=methods)))
+    boxes = search_boxes(results, methods=methods)
+    if len(boxes):
+        print()
+        print("Search boxes (cells per box)")
+        print(boxes.to_string(index=False))
     print()
     for key, path in paths.items():
         print(f"{key:>24}: {path}")

@@ -35,7 +35,13 @@ def unbound_names(code: str) -> set[str]:
 
 @pytest.mark.parametrize(
     ("doc", "index"),
-    [("README.md", 0), ("README.md", 1), ("README.md", 2), ("studies/README.md", 0)],
+    [
+        ("README.md", 0),
+        ("README.md", 1),
+        ("README.md", 2),
+        ("README.md", 3),
+        ("studies/README.md", 0),
+    ],
 )
 def test_each_snippet_imports_what_it_uses(doc, index):
     code = snippets(ROOT / doc)[index]

@@ -83,7 +83,12 @@ def check_groups(groups: Sequence[ArrayLike]) -> Groups:
                 )
             owner[i] = t
         out.append(tuple(idx))
-    return tuple(out)
+    result = tuple(out)
+    # already in this form: the very object (so scikit-learn's clone sees its option kept)
+    exact = all(type(g) is tuple and all(type(i) is int for i in g) for g in groups)
+    if isinstance(groups, tuple) and exact and groups == result:
+        return groups
+    return result
 
 
 def check_group_features(groups: Groups, n_features: int) -> None:

@@ -70,10 +70,16 @@ class Objective(ParamsMixin, ABC):
     has_gradient : bool
         Its bound objective implements :meth:`BoundObjective.gradient` (gradient-based tuners
         check this before they start).
+    yields_svm : bool
+        :meth:`BoundObjective.classifier` is the plain hinge-loss SVM trained on all the data
+        (k-fold CV, exact LOO), so ``TunedSVC`` may refit it as a :class:`svmtune.SVC`; False
+        when the objective estimated another classifier (Fischetti's kernel expansion, the SVM
+        with Platt's threshold), which ``TunedSVC`` then predicts with.
     """
 
     needs_C: ClassVar[bool] = False
     has_gradient: ClassVar[bool] = False
+    yields_svm: ClassVar[bool] = True
     min_per_class: ClassVar[int] = 2
     C_bounds: tuple[float, float] = (1e-3, 1e5)
 

@@ -94,6 +94,7 @@ class LOOEstimate(Objective):
     """
 
     min_per_class: ClassVar[int] = 2
+    yields_svm: ClassVar[bool] = False
 
     def __init__(
         self,

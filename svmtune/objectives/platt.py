@@ -137,6 +137,7 @@ class PlattError(Objective):
     needs_C: ClassVar[bool] = True
     has_gradient: ClassVar[bool] = True
     min_per_class: ClassVar[int] = 2
+    yields_svm: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -547,8 +548,15 @@ class _BoundPlattError(BoundObjective):
 
     # -- the classifier -----------------------------------------------------------------------
     def classifier(self, params: Mapping[str, float]) -> KernelExpansion:
-        """The SVM trained by SMO on all bound data at ``params``."""
+        """The classifier the empirical error estimated: the SVM trained by SMO on all bound
+        data at ``params``, predicting the class of probability above 1/2 under the sigmoid
+        fitted on the validation part (``A f + B < 0``, i.e. the intercept moved by ``B / A``;
+        unmoved for a sigmoid with ``A >= 0``, which orders nothing)."""
         checked = self.space.check(params)
         kp = self.kernel_params(checked)
+        sig = self._solve(checked, None).sigmoid
         res = self.solver.solve(self.y, C=self.C(checked), kernel=self.kernel, params=kp, X=self.X)
-        return expansion_from_solution(self.kernel, kp, self.X, self.y, res)
+        clf = expansion_from_solution(self.kernel, kp, self.X, self.y, res)
+        if sig.A < 0 and np.isfinite(sig.B / sig.A):
+            clf.intercept = clf.intercept + float(sig.B / sig.A)
+        return clf

@@ -10,7 +10,7 @@ from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
 from svmtune.study._loading import load_study, load_study_module
 from svmtune.study._method import Method
 from svmtune.study._peer import PeerMethod
-from svmtune.study._report import objective_labels, write_report
+from svmtune.study._report import objective_labels, search_boxes, write_report
 from svmtune.study._results import (
     SummaryTable,
     format_summary,
@@ -43,6 +43,7 @@ __all__ = [
     "objective_labels",
     "parameter_curve",
     "pareto_mask",
+    "search_boxes",
     "split_seed",
     "summary_by_method",
     "summary_long",

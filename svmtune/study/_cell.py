@@ -25,8 +25,9 @@ from threadpoolctl import threadpool_limits
 
 from svmtune.objectives._evaluation import Status
 from svmtune.study._data import DatasetSpec, Splitter
-from svmtune.study._method import Method
+from svmtune.study._method import Method, study_box
 from svmtune.study._peer import PeerMethod, fit_peer, warm_up_peer
+from svmtune.tuners._box import box_record
 
 __all__ = ["CellKey", "CellRecord", "CellTask", "run_cell", "run_payload"]
 
@@ -57,6 +58,7 @@ class CellTask:
     split_seed: int
     seed: int
     max_seconds: float | None = None
+    bounds: dict[str, tuple[float, float]] | None = None
 
 
 @dataclass
@@ -68,6 +70,7 @@ class CellRecord:
     seed: int
     error: str | None = None
     best_params: dict[str, float] | None = None
+    box: dict[str, list[float]] | None = None
     objective_value: float = math.nan
     test_error: float = math.nan
     wall_s: float = math.nan
@@ -152,7 +155,12 @@ def run_cell(task: CellTask) -> CellRecord:
             _warm_up(task.method, Xtr, ytr)
             t0 = time.perf_counter()
             result = tuner.tune(
-                objective, Xtr, ytr, kernel=task.method.kernel, random_state=task.seed
+                objective,
+                Xtr,
+                ytr,
+                kernel=task.method.kernel,
+                random_state=task.seed,
+                bounds=study_box(objective.search_space(task.method.kernel), task.bounds),
             )
             rec.test_error = float(result.best_classifier.error(Xte, yte))
             elapsed = time.perf_counter() - t0
@@ -177,6 +185,7 @@ def run_cell(task: CellTask) -> CellRecord:
         return rec
     cost = result.total_cost
     rec.best_params = {k: float(v) for k, v in result.best_params.items()}
+    rec.box = None if result.space is None else box_record(result.space)
     rec.objective_value = float(result.best_value)
     rec.wall_s, rec.cpu_s = float(cost.wall_s), float(cost.cpu_s)
     rec.kernel_evals, rec.iterations = int(cost.kernel_evals), int(cost.iterations)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -11,7 +12,16 @@ from svmtune.objectives._base import Objective
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Tuner
 
-__all__ = ["Method"]
+__all__ = ["Method", "study_box"]
+
+
+def study_box(
+    space: SearchSpace, bounds: Mapping[str, tuple[float, float]] | None
+) -> dict[str, tuple[float, float]] | None:
+    """The entries of a study's ``bounds`` that name parameters of ``space``."""
+    if bounds is None:
+        return None
+    return {n: v for n, v in bounds.items() if n in space}
 
 
 @dataclass(frozen=True)
@@ -41,8 +51,9 @@ class Method:
     tuner: Tuner
     kernel: KernelModel
 
-    def search_space(self) -> SearchSpace:
-        """The space the tuner searches; ValueError if the three parts do not fit together."""
+    def search_space(self, bounds: Mapping[str, tuple[float, float]] | None = None) -> SearchSpace:
+        """The box the tuner searches (the objective's space narrowed to the default box, a
+        study's ``bounds`` and the tuner's own); ValueError if the parts do not fit together."""
         if not isinstance(self.objective, Objective):
             raise ValueError(f"objective must be a svmtune Objective; got {self.objective!r}")
         if not isinstance(self.tuner, Tuner):
@@ -50,9 +61,8 @@ class Method:
         if not isinstance(self.kernel, KernelModel):
             raise ValueError(f"kernel must be a svmtune KernelModel; got {self.kernel!r}")
         space = self.objective.search_space(self.kernel)
-        self.tuner._check_budget()
-        self.tuner._check_space(space)
-        return space
+        self.tuner.check_objective(self.objective)
+        return self.tuner.check(space, bounds=study_box(space, bounds))
 
     def describe(self) -> dict[str, Any]:
         """The complete JSON-able record of the three parts: class and every option of each.

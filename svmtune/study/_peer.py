@@ -138,8 +138,9 @@ class PeerMethod(Method):
                     "in parallel instead)"
                 )
 
-    def search_space(self) -> SearchSpace:
-        """A peer searches its own space; this checks it and returns an empty space."""
+    def search_space(self, bounds: Mapping[str, tuple[float, float]] | None = None) -> SearchSpace:
+        """A peer searches its own space (a study's ``bounds`` do not apply); this checks it
+        and returns an empty space."""
         self.check()
         return SearchSpace(())
 

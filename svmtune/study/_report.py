@@ -10,7 +10,34 @@ import pandas as pd
 
 from svmtune.study._results import summary_by_method, summary_long
 
-__all__ = ["objective_labels", "write_report"]
+__all__ = ["objective_labels", "search_boxes", "write_report"]
+
+
+def _box_text(box: object) -> str:
+    if not isinstance(box, Mapping) or not box:
+        return "(own search space)"
+    return ", ".join(f"{name} {lo:g}..{hi:g}" for name, (lo, hi) in box.items())
+
+
+def search_boxes(results: pd.DataFrame, *, methods: Sequence[str] | None = None) -> pd.DataFrame:
+    """The boxes the cells of each method searched: one row per (method, box) with the number
+    of cells (a peer, which searches its own space, shows ``(own search space)``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> cells = pd.DataFrame({"method": ["a", "a"], "box": [{"C": [0.1, 1000.0]}] * 2})
+    >>> search_boxes(cells).to_dict("records")
+    [{'method': 'a', 'box': 'C 0.1..1000', 'cells': 2}]
+    """
+    if "box" not in results.columns or results.empty:
+        return pd.DataFrame(columns=["method", "box", "cells"])
+    flat = pd.DataFrame({"method": results["method"], "box": results["box"].map(_box_text)})
+    out = flat.groupby(["method", "box"], sort=False).size().reset_index(name="cells")
+    if methods is not None:
+        rank = {m: i for i, m in enumerate(methods)}
+        out = out.sort_values("method", key=lambda c: c.map(rank), kind="stable")
+    return out.reset_index(drop=True)
 
 
 def objective_labels(method_records: Mapping[str, object]) -> dict[str, str]:
@@ -55,7 +82,8 @@ def write_report(
     methods: Sequence[str] | None = None,
     objectives: Mapping[str, str] | None = None,
 ) -> dict[str, Path]:
-    """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv`` and the plots of
+    """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv``, ``boxes.csv`` (the
+    box each method searched, :func:`search_boxes`) and the plots of
     :func:`svmtune.plots.save_plots`.
 
     ``summary.csv`` is tidy: one row per method x data set, one named column per statistic
@@ -86,10 +114,9 @@ def write_report(
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
     flat = results.copy()
-    if "best_params" in flat.columns:
-        flat["best_params"] = [
-            None if p is None else json.dumps(p, sort_keys=True) for p in flat["best_params"]
-        ]
+    for col in ("best_params", "box"):
+        if col in flat.columns:
+            flat[col] = [None if p is None else json.dumps(p, sort_keys=True) for p in flat[col]]
     flat.to_csv(out / "results.csv", index=False)
     paths["results"] = out / "results.csv"
     summary_long(results, methods=methods).to_csv(out / "summary.csv", index=False)
@@ -97,6 +124,8 @@ def write_report(
     by_method = summary_by_method(results, methods=methods)
     by_method.to_csv(out / "summary_by_method.csv", index=False)
     paths["summary_by_method"] = out / "summary_by_method.csv"
+    search_boxes(results, methods=methods).to_csv(out / "boxes.csv", index=False)
+    paths["boxes"] = out / "boxes.csv"
     for p in save_plots(results, traces, out, methods=methods, objectives=objectives):
         paths[p.stem] = p
     return paths

@@ -70,6 +70,7 @@ cells_table = sa.Table(
     sa.Column("error", sa.Text),
     sa.Column("seed", sa.BigInteger, nullable=False),
     sa.Column("best_params", sa.Text),
+    sa.Column("box", sa.Text),
     sa.Column("objective_value", sa.Float),
     sa.Column("test_error", sa.Float),
     sa.Column("wall_s", sa.Float),
@@ -126,6 +127,7 @@ CELL_COLUMNS = (
     "n_evaluations",
     "stopped_by",
     "best_params",
+    "box",
     "n_train",
     "n_test",
     "seed",
@@ -189,9 +191,9 @@ def _upgrade_schema(engine: Engine) -> None:
     """Add the claim columns to a database written before workers could share it."""
     have = {c["name"] for c in sa.inspect(engine).get_columns("cells")}
     with engine.begin() as conn:
-        for col in ("worker", "heartbeat"):
+        kinds = {"worker": "VARCHAR(200)", "heartbeat": "TIMESTAMP", "box": "TEXT"}
+        for col, kind in kinds.items():
             if col not in have:
-                kind = "VARCHAR(200)" if col == "worker" else "TIMESTAMP"
                 conn.exec_driver_sql(f"ALTER TABLE cells ADD COLUMN {col} {kind}")
 
 
@@ -635,10 +637,11 @@ class Storage:
             df = pd.DataFrame(conn.execute(query).mappings().all())
         if df.empty:
             df = pd.DataFrame(columns=["study", *CELL_COLUMNS])
-        df["best_params"] = [
-            None if v is None or (isinstance(v, float) and math.isnan(v)) else json.loads(v)
-            for v in df["best_params"]
-        ]
+        for col in ("best_params", "box"):
+            df[col] = [
+                None if v is None or (isinstance(v, float) and math.isnan(v)) else json.loads(v)
+                for v in df[col]
+            ]
         for col in ("objective_value", "test_error", "wall_s", "cpu_s"):
             df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
         df["split"] = df["split"].astype(int)
@@ -691,6 +694,7 @@ def _cell_values(rec: CellRecord) -> dict[str, Any]:
         "best_params": None
         if rec.best_params is None
         else json.dumps(rec.best_params, sort_keys=True),
+        "box": None if rec.box is None else json.dumps(rec.box, sort_keys=True),
         "objective_value": _float(rec.objective_value),
         "test_error": _float(rec.test_error),
         "wall_s": _float(rec.wall_s),

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
+from svmtune._params import _jsonable
 from svmtune.study._cell import CellKey, CellRecord, CellTask, dump_task, run_payload
 from svmtune.study._data import (
     PROTOCOLS,
@@ -24,6 +25,7 @@ from svmtune.study._data import (
     split_seed,
 )
 from svmtune.study._method import Method
+from svmtune.study._peer import PeerMethod
 from svmtune.study._results import SummaryTable, summary_table
 from svmtune.study._storage import Storage, default_storage_url, new_worker_id
 
@@ -135,6 +137,12 @@ class Study:
     storage : str, optional
         SQLAlchemy URL of the database; default ``sqlite:///results/<name>.db`` (relative to the
         current directory).
+    bounds : mapping name -> (low, high), optional
+        The search box of every method (the one place to change it): parameters named here are
+        searched in ``(low, high)`` by every tuner whose own ``bounds`` do not name them;
+        the others keep :data:`~svmtune.tuners.DEFAULT_BOX` (``C`` in 0.1..1000, kernel widths
+        in 0.001..10). Fischetti's bisection keeps its own interval. Each cell stores the box
+        it searched (``box`` column of :meth:`results`).
 
     Examples
     --------
@@ -169,6 +177,7 @@ class Study:
         test_size: float = 0.3,
         max_seconds: float | None = None,
         storage: str | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> None:
         self.name = name
         self.datasets = datasets
@@ -179,6 +188,7 @@ class Study:
         self.test_size = test_size
         self.max_seconds = max_seconds
         self.storage = storage
+        self.bounds = bounds
 
     def __repr__(self) -> str:
         return (
@@ -235,7 +245,10 @@ class Study:
             raise ValueError(
                 f"methods must be a non-empty dict name -> Method; got {self.methods!r}"
             )
+        if self.bounds is not None and not isinstance(self.bounds, Mapping):
+            raise ValueError(f"bounds must be a mapping name -> (low, high); got {self.bounds!r}")
         methods: dict[str, Method] = {}
+        named: set[str] = set()
         for mname, method in self.methods.items():
             if not isinstance(mname, str) or not mname.strip():
                 raise ValueError(f"method names must be non-empty strings; got {mname!r}")
@@ -245,10 +258,19 @@ class Study:
                     f"got {method!r}"
                 )
             try:
-                method.search_space()
+                if isinstance(method, PeerMethod):
+                    method.search_space()
+                else:
+                    named.update(method.search_space(self.bounds).names)
             except ValueError as exc:
                 raise ValueError(f"method {mname!r} cannot run: {exc}") from exc
             methods[mname] = method
+        unknown = [n for n in (self.bounds or {}) if n not in named]
+        if unknown:
+            raise ValueError(
+                f"bounds name parameters {unknown} that no method searches "
+                f"(they search {sorted(named)})"
+            )
         return specs, methods
 
     def _check_ratsch(self, specs: tuple[DatasetSpec, ...]) -> None:
@@ -273,10 +295,16 @@ class Study:
             "seed": self.seed,
             "test_size": float(self.test_size) if self.split == "holdout" else None,
             "max_seconds": self.max_seconds,
-            "methods": {
-                k: (m.describe() if hasattr(m, "describe") else repr(m)) for k, m in methods.items()
-            },
+            "methods": {k: self._method_record(m) for k, m in methods.items()},
         }
+
+    def _method_record(self, method: Any) -> Any:
+        if not hasattr(method, "describe"):
+            return repr(method)
+        record = method.describe()
+        if self.bounds is not None and not isinstance(method, PeerMethod):
+            record = {**record, "study_bounds": _jsonable(dict(self.bounds))}
+        return record
 
     def cell_keys(self) -> list[CellKey]:
         """Every cell of the study, in a fixed order (data set, split, method)."""
@@ -302,6 +330,7 @@ class Study:
                             split_seed=sseed,
                             seed=cell_seed(self.seed, spec.name, i, mname),
                             max_seconds=limit,
+                            bounds=None if self.bounds is None else dict(self.bounds),
                         )
                     )
         return tasks

@@ -1,6 +1,7 @@
 """Tuners: which settings of the hyperparameters to try next?"""
 
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
+from svmtune.tuners._box import DEFAULT_BOX, default_box, search_box
 from svmtune.tuners._optuna_export import trace_to_optuna
 from svmtune.tuners.bisection import Bisection
 from svmtune.tuners.grid import DEFAULT_GRID_BOUNDS, Grid
@@ -9,6 +10,7 @@ from svmtune.tuners.optuna_tuner import TPE, OptunaTuner, RandomSearch
 from svmtune.tuners.vns import VNS
 
 __all__ = [
+    "DEFAULT_BOX",
     "DEFAULT_GRID_BOUNDS",
     "Bisection",
     "BudgetExhausted",
@@ -21,6 +23,8 @@ __all__ = [
     "RandomSearch",
     "TPE",
     "VNS",
+    "default_box",
+    "search_box",
     "trace_to_optuna",
 ]
 from svmtune.tuners.gradient_descent import GradientDescent  # noqa: E402

@@ -14,7 +14,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -27,6 +27,7 @@ from svmtune.kernels._base import KernelModel
 from svmtune.objectives._base import BoundObjective, Objective, Stopwatch
 from svmtune.objectives._evaluation import Cost, Evaluation, FrozenParams
 from svmtune.space import SearchSpace
+from svmtune.tuners._box import search_box
 
 __all__ = ["BudgetExhausted", "Evaluator", "Tuner", "TuningResult"]
 
@@ -56,7 +57,8 @@ class TuningResult:
     total_cost : Cost
         Set-up, every evaluation, and the final classifier.
     space : SearchSpace or None
-        The search space of the run (names, bounds, scales); :meth:`to_optuna` needs it.
+        The box the run searched (names, bounds, scales: the objective's space narrowed to the
+        default, study or tuner box); :meth:`to_optuna` needs it.
     """
 
     best_params: dict[str, float]
@@ -279,13 +281,21 @@ class Evaluator:
 class Tuner(ParamsMixin, ABC):
     """Base class of tuners (keyword-only options, stored as given).
 
+    Every tuner searches a box: the objective's search space narrowed to
+    :data:`~svmtune.tuners.DEFAULT_BOX` (``C`` in 0.1..1000, kernel widths in 0.001..10), then
+    to the box the caller gives (a study's ``bounds``), then to the tuner's own ``bounds``
+    option where it has one (:meth:`search_box`).
+
     Parameters
     ----------
     max_evals : int, optional
-        Stop after this many distinct evaluations.
+        Stop after this many distinct evaluations (the one budget name of every tuner).
     max_seconds : float, optional
         Stop starting new evaluations after this many wall-clock seconds.
     """
+
+    #: The tuner follows the objective's gradient: objectives without one are refused.
+    needs_gradient: ClassVar[bool] = False
 
     def __init__(self, *, max_evals: int | None = None, max_seconds: float | None = None) -> None:
         self.max_evals = max_evals
@@ -295,18 +305,66 @@ class Tuner(ParamsMixin, ABC):
     def name(self) -> str:
         return type(self).__name__
 
+    def _budget(self) -> int | None:
+        """The evaluation budget of a run (``max_evals``, or a tuner's default)."""
+        return None if self.max_evals is None else int(self.max_evals)
+
     def _check_budget(self) -> None:
         if self.max_evals is not None and (
-            not isinstance(self.max_evals, int | np.integer) or self.max_evals < 1
+            isinstance(self.max_evals, bool)
+            or not isinstance(self.max_evals, int | np.integer)
+            or self.max_evals < 1
         ):
             raise ValueError(f"max_evals must be a positive integer; got {self.max_evals!r}")
         if self.max_seconds is not None and not (
-            isinstance(self.max_seconds, int | float) and self.max_seconds > 0
+            isinstance(self.max_seconds, int | float)
+            and not isinstance(self.max_seconds, bool)
+            and math.isfinite(self.max_seconds)
+            and self.max_seconds > 0
         ):
             raise ValueError(f"max_seconds must be a positive number; got {self.max_seconds!r}")
 
     def _check_space(self, space: SearchSpace) -> None:
-        """Raise ValueError if this strategy cannot search ``space``."""
+        """Raise ValueError if this strategy cannot search the box ``space``."""
+
+    def search_box(
+        self, space: SearchSpace, *, bounds: Mapping[str, tuple[float, float]] | None = None
+    ) -> SearchSpace:
+        """The box this tuner searches in the objective's ``space``: the default box, narrowed
+        to ``bounds`` (a study's), then to the tuner's own ``bounds`` option.
+
+        Examples
+        --------
+        >>> from svmtune.kernels import RBF
+        >>> from svmtune.objectives import KFoldCV
+        >>> from svmtune.tuners import VNS
+        >>> box = VNS(bounds={"C": (1.0, 10.0)}).search_box(KFoldCV().search_space(RBF()))
+        >>> [(p.name, p.low, p.high) for p in box]
+        [('C', 1.0, 10.0), ('gamma', 0.001, 10.0)]
+        """
+        return search_box(space, bounds, getattr(self, "bounds", None))
+
+    def check(
+        self, space: SearchSpace, *, bounds: Mapping[str, tuple[float, float]] | None = None
+    ) -> SearchSpace:
+        """Check the options against the objective's ``space``; return the box searched.
+
+        ValueError naming the bad value (a budget, a box outside the space, a start outside
+        the box, ...).
+        """
+        self._check_budget()
+        box = self.search_box(space, bounds=bounds)
+        self._check_space(box)
+        return box
+
+    def check_objective(self, objective: Objective) -> None:
+        """ValueError if this tuner cannot work with ``objective`` (a gradient tuner and an
+        objective without a gradient)."""
+        if self.needs_gradient and not getattr(objective, "has_gradient", False):
+            raise ValueError(
+                f"{self.name} needs the objective's gradient and {objective!r} provides none "
+                "(has_gradient=False); use PlattError, or a gradient-free tuner (Grid, VNS, TPE)"
+            )
 
     def tune(
         self,
@@ -316,13 +374,20 @@ class Tuner(ParamsMixin, ABC):
         *,
         kernel: KernelModel,
         random_state: int | np.random.Generator | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
-        """Tune ``objective`` on ``(X, y)`` over ``kernel``'s parameters (and C, if it has one)."""
+        """Tune ``objective`` on ``(X, y)`` over ``kernel``'s parameters (and C, if it has one).
+
+        ``bounds`` narrows the search box (as a study's ``bounds`` do); the tuner's own
+        ``bounds`` option wins for the names it gives.
+        """
         if not isinstance(objective, Objective):
             raise ValueError(f"objective must be a svmtune Objective; got {objective!r}")
-        self._check_budget()
-        self._check_space(objective.search_space(kernel))
-        return self.tune_bound(objective.bind(X, y, kernel=kernel), random_state=random_state)
+        self.check_objective(objective)
+        self.check(objective.search_space(kernel), bounds=bounds)
+        return self.tune_bound(
+            objective.bind(X, y, kernel=kernel), random_state=random_state, bounds=bounds
+        )
 
     def tune_bound(
         self,
@@ -330,21 +395,28 @@ class Tuner(ParamsMixin, ABC):
         *,
         random_state: int | np.random.Generator | None = None,
         start: Mapping[str, float] | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
-        """Tune an already bound objective, optionally from a starting point."""
-        self._check_budget()
-        self._check_space(bound.space)
+        """Tune an already bound objective, optionally from a starting point (in the box)."""
+        self.check_objective(bound.objective)
+        box = self.check(bound.space, bounds=bounds)
         rng = as_rng(random_state, name="random_state")
         if start is not None:
-            start = bound.space.check(start)
-        run = Evaluator(bound, self.max_evals, self.max_seconds)
+            try:
+                start = box.check(start)
+            except ValueError as exc:
+                raise ValueError(f"start point is not in the search box: {exc}") from None
+        run = Evaluator(bound, self._budget(), self.max_seconds)
         try:
-            self._run_search(run, bound.space, rng, start)
+            self._run_search(run, box, rng, start)
         except BudgetExhausted:
             pass
-        return self._finish(bound, run)
+        return self._finish(bound, run, box)
 
-    def _finish(self, bound: BoundObjective, run: Evaluator) -> TuningResult:
+    def _finish(
+        self, bound: BoundObjective, run: Evaluator, box: SearchSpace | None = None
+    ) -> TuningResult:
+        box = bound.space if box is None else box
         evs = run.evaluations
         if not evs:
             raise RuntimeError(f"{self.name} made no evaluation (budget too small?)")
@@ -362,11 +434,11 @@ class Tuner(ParamsMixin, ABC):
             best_params=dict(best.params),
             best_value=best.value,
             best_classifier=clf,
-            trace=trace_frame(evs, bound.space, bound.setup_cost),
+            trace=trace_frame(evs, box, bound.setup_cost),
             best_evaluation=best,
             stopped_by=run.stopped_by,
             total_cost=total + final,
-            space=bound.space,
+            space=box,
         )
 
     @abstractmethod

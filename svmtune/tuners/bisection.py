@@ -10,6 +10,7 @@ import numpy as np
 from svmtune.objectives._evaluation import Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
+from svmtune.tuners._box import narrow
 
 __all__ = ["Bisection"]
 
@@ -27,6 +28,9 @@ class Bisection(Tuner):
     The paper's setting is the default: ``gamma`` from ``L = 0.01``, ``R = 1``,
     ``C = (L + R) / 2`` on a linear scale, ``tol = 0.01`` (about 10 iterations). With
     ``log=True`` the midpoints are geometric and ``tol`` applies to ``ln R - ln L``.
+
+    Its search box is ``[low, high]`` for ``param`` (the paper's interval, whatever the default
+    or a study's box; :meth:`search_box`), the ``fixed`` values for the others.
 
     Parameters
     ----------
@@ -110,6 +114,14 @@ class Bisection(Tuner):
             raise ValueError(f"log-scale bisection needs low > 0; got low={self.low!r}")
         if not (isinstance(self.tol, int | float) and math.isfinite(self.tol) and self.tol > 0):
             raise ValueError(f"tol must be a positive number; got {self.tol!r}")
+
+    def search_box(
+        self, space: SearchSpace, *, bounds: Mapping[str, tuple[float, float]] | None = None
+    ) -> SearchSpace:
+        """``param`` narrowed to ``[low, high]``; a study's ``bounds`` do not apply (the paper's
+        interval is part of the method)."""
+        self._check_space(space)
+        return narrow(space, {self.param: (float(self.low), float(self.high))})
 
     def _mid(self, a: float, b: float) -> float:
         return math.sqrt(a * b) if self.log else 0.5 * (a + b)

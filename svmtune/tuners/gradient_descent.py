@@ -52,20 +52,99 @@ class SearchCoordinates:
         return np.array([float(g.get(n, math.nan)) for n in self.names])
 
 
+class TiedCoordinates:
+    """Search coordinates with every kernel width (``gamma_<i>``) moving together: the other
+    parameters, then one common shift ``s`` of the widths' logarithms from ``base``. The
+    interface of :class:`SearchCoordinates` (what a descent needs)."""
+
+    def __init__(
+        self, coords: SearchCoordinates, widths: list[int], base: NDArray[np.float64]
+    ) -> None:
+        self.coords = coords
+        self.space = coords.space
+        self.widths = np.asarray(widths, dtype=np.intp)
+        self.others = np.array(
+            [i for i in range(len(coords.names)) if i not in set(widths)], dtype=np.intp
+        )
+        self.base = np.array(base, dtype=np.float64)
+        w = self.widths
+        self.lo = np.r_[coords.lo[self.others], np.max(coords.lo[w] - self.base[w])]
+        self.hi = np.r_[coords.hi[self.others], np.min(coords.hi[w] - self.base[w])]
+        self.z0 = np.r_[self.base[self.others], 0.0]
+
+    def full(self, z: NDArray[np.float64]) -> NDArray[np.float64]:
+        x = self.base.copy()
+        x[self.others] = z[:-1]
+        x[self.widths] = self.base[self.widths] + z[-1]
+        return x
+
+    def to_params(self, z: NDArray[np.float64]) -> dict[str, float]:
+        return self.coords.to_params(self.full(self.project(z)))
+
+    def project(self, z: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.clip(z, self.lo, self.hi)
+
+    def grad(self, g: Mapping[str, float]) -> NDArray[np.float64]:
+        gx = self.coords.grad(g)
+        return np.r_[gx[self.others], np.sum(gx[self.widths])]
+
+
+def default_start(space: SearchSpace, n_features: int) -> dict[str, float]:
+    """The start of a descent on standardized data of any width: ``C = 1`` and every kernel
+    width ``gamma`` (``gamma_<i>``) at ``1 / n_features`` (scikit-learn's ``gamma="scale"``
+    on standardized data), clipped into the box; other parameters at the box's centre.
+
+    Examples
+    --------
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import PlattError
+    >>> from svmtune.tuners import GradientDescent
+    >>> box = GradientDescent().search_box(PlattError().search_space(RBF()))
+    >>> default_start(box, n_features=20)
+    {'C': 1.0, 'gamma': 0.05}
+    """
+    point = space.center()
+    for p in space:
+        if p.name == "C":
+            v = 1.0
+        elif p.name == "gamma" or p.name.startswith("gamma_"):
+            v = 1.0 / max(int(n_features), 1)
+        else:
+            continue
+        point[p.name] = min(max(v, p.low), p.high)
+    return point
+
+
 def start_point(
-    space: SearchSpace, start: Mapping[str, float] | None, option: Mapping[str, float] | None
+    space: SearchSpace,
+    start: Mapping[str, float] | None,
+    option: Mapping[str, float] | None,
+    n_features: int = 1,
 ) -> dict[str, float]:
     """The start: ``tune_bound``'s ``start``, else the tuner's ``start`` option (missing names
-    at the centre of the box), else the centre of the box."""
+    at their :func:`default_start`), else :func:`default_start`."""
     if start is not None:
         return space.check(start)
-    point = space.center()
+    point = default_start(space, n_features)
     if option is not None:
         unknown = [n for n in option if n not in space]
         if unknown:
             raise ValueError(f"start names parameters {unknown} not in the space {space.names}")
         point.update({n: float(v) for n, v in option.items()})
-    return space.check(point)
+    try:
+        return space.check(point)
+    except ValueError as exc:
+        raise ValueError(f"start point is not in the search box: {exc}") from None
+
+
+#: A descent whose value fell by less than this fraction of its starting value ended on a
+#: plateau of the objective: :class:`GradientDescent` restarts from a pre-scan point.
+PLATEAU_RTOL = 0.01
+
+#: Factors applied to every kernel width (and to ``C``) of the default start
+#: (:func:`default_start`) to get the pre-scan points of a restart: the default start itself,
+#: wider and narrower kernels, a harder margin.
+PRESCAN_FACTORS = ((1.0, 1.0), (1 / 10, 1.0), (10.0, 1.0), (1.0, 100.0))
 
 
 class _Stop(Exception):
@@ -81,9 +160,19 @@ class GradientDescent(Tuner):
     when the previous accepted step was shorter, doubled); it is halved until ``E(x_new) <= E(x)
     + c1 g'(x_new - x)`` (Armijo). The descent stops when the projected gradient's norm is below
     ``gtol``, an accepted step moves no coordinate by more than ``xtol`` or lowers the value by
-    less than ``ftol``, the line search fails ``max_backtracks`` times, or after ``max_iter``
-    steps. The trace has a ``grad_norm`` column. A non-finite gradient warns
-    (:class:`NonFiniteGradient`) and stops the descent, keeping the best point so far.
+    less than ``ftol`` times the value (a relative rule: error rates of 0.3 and of 0.03 stop
+    alike), the line search fails ``max_backtracks`` times, or after ``max_iter`` steps. The
+    trace has a ``grad_norm`` column. A non-finite gradient warns (:class:`NonFiniteGradient`)
+    and stops the descent, keeping the best point so far.
+
+    The default start suits standardized data of any width: ``C = 1`` and every kernel width at
+    ``1 / n_features`` (:func:`default_start`), in the default box of every tuner
+    (:data:`~svmtune.tuners.DEFAULT_BOX`). A descent that lowers the value by less than 1 % of
+    it has stopped on a plateau (a region where the empirical error barely moves, e.g. kernels
+    so narrow that the Gram matrix is nearly the identity): then, within the budget, the values
+    at four pre-scan points (the default start, its widths / 10 and x 10, its ``C`` x 100) are
+    computed and up to ``restarts`` more descents start from the best of them. The answer is
+    the best point of all descents.
 
     ``method="scipy"`` hands the problem to ``scipy.optimize.minimize`` with L-BFGS-B and the
     bounds instead (value and gradient from the objective, ``max_iter`` iterations, ``gtol``),
@@ -92,8 +181,20 @@ class GradientDescent(Tuner):
     Parameters
     ----------
     start : mapping, optional
-        Starting values of some or all parameters (the rest at the centre of the box); a
-        ``start`` given to :meth:`tune_bound` wins.
+        Starting values of some or all parameters (inside the box; the rest at their default
+        start); a ``start`` given to :meth:`tune_bound` wins.
+    bounds : mapping name -> (low, high), optional
+        The search box of some parameters (inside the search space's bounds; default
+        :data:`~svmtune.tuners.DEFAULT_BOX`).
+    restarts : int, default 2
+        Further descents after one that ended on a plateau (0: none).
+    tie_widths : bool, default True
+        With several kernel widths (``AnisotropicRBF``'s ``gamma_<i>``), each descent first
+        moves them together (one common scale, as an RBF's), then each on its own.
+    free_steps : int, default 5
+        Most steps of that second, free phase: dozens of widths fitted to one validation part
+        overfit it (measured in ``benchmarks/platt_defaults.py``: 30 free steps cost 1-3
+        points of test error on heart and sonar).
     method : {"armijo", "scipy"}, default "armijo"
     max_iter : int, default 30
         Descent steps (L-BFGS-B iterations).
@@ -102,10 +203,10 @@ class GradientDescent(Tuner):
     gtol : float, default 1e-5
     xtol : float, default 1e-2
         Smallest move of an accepted step (largest coordinate, ``ln`` units: 1%).
-    ftol : float, default 1e-3
-        Smallest decrease of the value by an accepted step. The empirical error is only piecewise
-        smooth (the support vectors change), so a descent without it crawls along a crease
-        for little gain.
+    ftol : float, default 5e-3
+        Smallest decrease of the value by an accepted step, relative to the value. The empirical
+        error is only piecewise smooth (the support vectors change), so a descent without it
+        crawls along a crease for little gain.
     c1 : float, default 1e-4
         Armijo's sufficient-decrease constant.
     max_backtracks : int, default 8
@@ -125,16 +226,22 @@ class GradientDescent(Tuner):
     (True, True)
     """
 
+    needs_gradient = True
+
     def __init__(
         self,
         *,
         start: Mapping[str, float] | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+        restarts: int = 2,
+        tie_widths: bool = True,
+        free_steps: int = 5,
         method: str = "armijo",
         max_iter: int = 30,
         max_step: float = 1.0,
         gtol: float = 1e-5,
         xtol: float = 1e-2,
-        ftol: float = 1e-3,
+        ftol: float = 5e-3,
         c1: float = 1e-4,
         max_backtracks: int = 8,
         max_evals: int | None = None,
@@ -143,6 +250,10 @@ class GradientDescent(Tuner):
         super().__init__(max_evals=max_evals, max_seconds=max_seconds)
         self.ftol = ftol
         self.start = start
+        self.bounds = bounds
+        self.restarts = restarts
+        self.tie_widths = tie_widths
+        self.free_steps = free_steps
         self.method = method
         self.max_iter = max_iter
         self.max_step = max_step
@@ -155,10 +266,15 @@ class GradientDescent(Tuner):
     def _check_options(self) -> None:
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}; got {self.method!r}")
-        for name in ("max_iter", "max_backtracks"):
+        for name in ("max_iter", "max_backtracks", "free_steps"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
                 raise ValueError(f"{name} must be a positive integer; got {v!r}")
+        if not isinstance(self.tie_widths, bool | np.bool_):
+            raise ValueError(f"tie_widths must be True or False; got {self.tie_widths!r}")
+        r = self.restarts
+        if isinstance(r, bool) or not isinstance(r, int | np.integer) or r < 0:
+            raise ValueError(f"restarts must be a non-negative integer; got {r!r}")
         for name in ("max_step", "gtol", "xtol", "ftol", "c1"):
             v = getattr(self, name)
             if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
@@ -167,11 +283,18 @@ class GradientDescent(Tuner):
     def _check_space(self, space: SearchSpace) -> None:
         self._check_options()
         if self.start is not None:
+            if not isinstance(self.start, Mapping):
+                raise ValueError(f"start must be a mapping name -> value; got {self.start!r}")
             unknown = [n for n in self.start if n not in space]
             if unknown:
                 raise ValueError(
                     f"start names parameters {unknown} not in the space {list(space.names)}"
                 )
+            for n, v in self.start.items():
+                try:
+                    space[n].check(v)
+                except ValueError as exc:
+                    raise ValueError(f"start point is not in the search box: {exc}") from None
 
     def tune_bound(
         self,
@@ -179,14 +302,11 @@ class GradientDescent(Tuner):
         *,
         random_state: int | np.random.Generator | None = None,
         start: Mapping[str, float] | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
-        if not getattr(bound.objective, "has_gradient", False):
-            raise ValueError(
-                f"{self.name} needs an objective with a gradient (has_gradient); "
-                f"{bound.objective!r} has none"
-            )
+        self.check_objective(bound.objective)
         self._check_options()
-        return super().tune_bound(bound, random_state=random_state, start=start)
+        return super().tune_bound(bound, random_state=random_state, start=start, bounds=bounds)
 
     # -- the search -----------------------------------------------------------------------------
     def _gradient(
@@ -212,21 +332,81 @@ class GradientDescent(Tuner):
         start: dict[str, float] | None,
     ) -> None:
         coords = SearchCoordinates(space)
-        x0 = coords.to_x(start_point(space, start, self.start))
+        n_features = int(evaluate.bound.X.shape[1])
+        x0 = coords.to_x(start_point(space, start, self.start, n_features))
+        descend = self._descend
+        first = len(evaluate.evaluations)
         try:
-            if self.method == "scipy":
-                self._scipy(evaluate, coords, x0)
-            else:
-                self._armijo(evaluate, coords, x0)
+            descend(evaluate, coords, x0)
         except _Stop:
-            pass
+            return
+        if not self._on_plateau(evaluate.evaluations[first:]) or int(self.restarts) < 1:
+            return
+        # a pre-scan of values (no gradient) around the default start, then descents from the
+        # best of its points
+        base = coords.to_x(default_start(space, n_features))
+        scan = [self._scaled(coords, base, fw, fc) for fw, fc in PRESCAN_FACTORS]
+        evs = evaluate([coords.to_params(x) for x in scan])
+        order = sorted((i for i, e in enumerate(evs) if e.ok), key=lambda i: (evs[i].value, i))
+        for i in order[: int(self.restarts)]:
+            first = len(evaluate.evaluations)
+            try:
+                descend(evaluate, coords, scan[i])
+            except _Stop:
+                return
+            if not self._on_plateau([evs[i], *evaluate.evaluations[first:]]):
+                return
+
+    def _descend(
+        self, evaluate: Evaluator, coords: SearchCoordinates, x: NDArray[np.float64]
+    ) -> None:
+        """One descent from ``x``: with ``tie_widths`` and several kernel widths, first with
+        the widths moving together (one common scale, as an RBF kernel's), then each on its
+        own for at most ``free_steps`` steps from the best point of that first phase."""
+        descend = self._scipy if self.method == "scipy" else self._armijo
+        widths = [i for i, p in enumerate(coords.space) if p.name.startswith("gamma_") and p.log]
+        if self.tie_widths and len(widths) > 1:
+            tied = TiedCoordinates(coords, widths, x)
+            first = len(evaluate.evaluations)
+            descend(evaluate, tied, tied.z0)  # type: ignore[arg-type]
+            ok = [e for e in evaluate.evaluations[first:] if e.ok]
+            if ok:
+                x = coords.to_x(min(ok, key=lambda e: e.value).params)
+            descend(evaluate, coords, x, min(int(self.max_iter), int(self.free_steps)))
+            return
+        descend(evaluate, coords, x)
+
+    @staticmethod
+    def _on_plateau(evaluations: list[Evaluation]) -> bool:
+        """The descent whose start and evaluations are ``evaluations`` lowered the value by
+        less than :data:`PLATEAU_RTOL` of its starting value."""
+        ok = [e.value for e in evaluations if e.ok]
+        if not ok:
+            return True
+        return bool(ok[0] - min(ok) < PLATEAU_RTOL * max(abs(ok[0]), 1e-12))
+
+    @staticmethod
+    def _scaled(
+        coords: SearchCoordinates, x: NDArray[np.float64], width: float, c: float
+    ) -> NDArray[np.float64]:
+        """``x`` with every kernel width times ``width`` and ``C`` times ``c`` (in the box)."""
+        out = np.array(x, dtype=np.float64)
+        for i, p in enumerate(coords.space):
+            f = c if p.name == "C" else width if p.name.startswith("gamma") else 1.0
+            if f != 1.0:
+                out[i] = out[i] + math.log(f) if p.log else out[i] * f
+        return coords.project(out)
 
     def _armijo(
-        self, evaluate: Evaluator, coords: SearchCoordinates, x: NDArray[np.float64]
+        self,
+        evaluate: Evaluator,
+        coords: SearchCoordinates,
+        x: NDArray[np.float64],
+        max_iter: int | None = None,
     ) -> None:
         ev, g = self._gradient(evaluate, coords, x)
         t_prev: float | None = None
-        for _ in range(int(self.max_iter)):
+        for _ in range(int(self.max_iter if max_iter is None else max_iter)):
             x, ev, g, t_prev, done = self.line_search(
                 lambda p: evaluate([p])[0], coords, x, ev, g, t_prev
             )
@@ -262,12 +442,17 @@ class GradientDescent(Tuner):
             evn = value(coords.to_params(xn))
             if evn.ok and evn.value <= ev.value + self.c1 * float(g @ d):
                 moved = float(np.max(np.abs(d)))
-                return xn, evn, g, t, moved < self.xtol or ev.value - evn.value < self.ftol
+                small = ev.value - evn.value < self.ftol * max(abs(ev.value), 1e-12)
+                return xn, evn, g, t, moved < self.xtol or small
             t *= 0.5
         return x, ev, g, t, True
 
     def _scipy(
-        self, evaluate: Evaluator, coords: SearchCoordinates, x0: NDArray[np.float64]
+        self,
+        evaluate: Evaluator,
+        coords: SearchCoordinates,
+        x0: NDArray[np.float64],
+        max_iter: int | None = None,
     ) -> None:
         from scipy.optimize import minimize
 
@@ -281,8 +466,8 @@ class GradientDescent(Tuner):
             jac=True,
             method="L-BFGS-B",
             bounds=list(zip(coords.lo, coords.hi, strict=True)),
-            options={"maxiter": int(self.max_iter), "gtol": float(self.gtol)},
+            options={
+                "maxiter": int(self.max_iter if max_iter is None else max_iter),
+                "gtol": float(self.gtol),
+            },
         )
-
-    def __repr__(self) -> str:
-        return f"GradientDescent(method={self.method!r}, max_iter={self.max_iter})"

@@ -9,14 +9,15 @@ from collections.abc import Iterator, Mapping, Sequence
 import numpy as np
 
 from svmtune._validation import check_bounds
-from svmtune.space import SearchSpace
+from svmtune.space import Param, SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
+from svmtune.tuners._box import DEFAULT_BOX, search_box
 
 __all__ = ["DEFAULT_GRID_BOUNDS", "MAX_UNBUDGETED_POINTS", "Grid"]
 
-#: Ranges used for a parameter when neither ``values`` nor ``bounds`` name it. The usual
-#: LIBSVM-guide style ranges for standardized data; other parameters use their space's bounds.
-DEFAULT_GRID_BOUNDS: dict[str, tuple[float, float]] = {"C": (1e-1, 1e3), "gamma": (1e-3, 1e1)}
+#: The box of a grid's parameters when neither ``values`` nor ``bounds`` name them: the
+#: default box of every tuner (:data:`~svmtune.tuners.DEFAULT_BOX`; kept under this name).
+DEFAULT_GRID_BOUNDS: dict[str, tuple[float, float]] = DEFAULT_BOX
 
 
 #: Largest grid :class:`Grid` runs without a budget (``max_evals`` or ``max_seconds``).
@@ -31,8 +32,9 @@ class Grid(Tuner):
     """Evaluate every point of a grid (the Cartesian product of per-parameter values).
 
     Each parameter takes the explicit ``values`` given for it, or else ``n_points`` values spread
-    over ``bounds[name]`` (or :data:`DEFAULT_GRID_BOUNDS`, or the search space's bounds),
-    log-spaced for log-scaled parameters. ``Grid(n_points=5)`` on a (C, gamma) space is the 5x5
+    over its search box (``bounds[name]``, else a study's box, else
+    :data:`~svmtune.tuners.DEFAULT_BOX`, else the search space's bounds), log-spaced for
+    log-scaled parameters. ``Grid(n_points=5)`` on a (C, gamma) space is the 5x5
     grid of the HINGE baseline in Fischetti (2016). The best point is the first one found among
     equal values, in the grid's order (the first parameter varies slowest).
 
@@ -78,8 +80,31 @@ class Grid(Tuner):
         self.bounds = bounds
         self.max_points = max_points
 
+    def search_box(
+        self, space: SearchSpace, *, bounds: Mapping[str, tuple[float, float]] | None = None
+    ) -> SearchSpace:
+        """The box searched: as every tuner's, except that a parameter given explicit
+        ``values`` spans them (from the smallest to the largest, or its bounds for one value)."""
+        self._check_options(space)
+        values = dict(self.values or {})
+        outer = {k: v for k, v in (bounds or {}).items() if k not in values}
+        own = {k: v for k, v in (self.bounds or {}).items() if k not in values}
+        box = search_box(space, outer, own)
+        span = {}
+        for name, vals in values.items():
+            p = space[name]
+            checked = [p.check(v) for v in vals]
+            lo, hi = min(checked), max(checked)
+            span[name] = (lo, hi) if lo < hi else (p.low, p.high)
+        if not span:
+            return box
+        return SearchSpace(
+            tuple(Param(p.name, *span[p.name], p.log) if p.name in span else p for p in box)
+        )
+
     def axes(self, space: SearchSpace) -> dict[str, list[float]]:
-        """The grid values of each parameter of ``space``."""
+        """The grid values of each parameter of ``space`` (the box searched: :meth:`search_box`
+        of the objective's space)."""
         self._check_options(space)
         values = dict(self.values or {})
         bounds = dict(self.bounds or {})
@@ -88,7 +113,7 @@ class Grid(Tuner):
             if p.name in values:
                 out[p.name] = [p.check(v) for v in values[p.name]]
                 continue
-            lo, hi = bounds.get(p.name, DEFAULT_GRID_BOUNDS.get(p.name, (p.low, p.high)))
+            lo, hi = bounds.get(p.name, (p.low, p.high))
             lo, hi = max(float(lo), p.low), min(float(hi), p.high)
             if not lo < hi:
                 raise ValueError(f"grid bounds for {p.name!r} leave an empty range [{lo}, {hi}]")
@@ -110,6 +135,11 @@ class Grid(Tuner):
             isinstance(mp, bool) or not isinstance(mp, int | np.integer) or mp < 1
         ):
             raise ValueError(f"max_points must be a positive integer or None; got {mp!r}")
+        if mp is not None and n > mp:
+            raise ValueError(
+                f"n_points={n} makes an axis longer than max_points={mp}: use fewer n_points, "
+                "explicit values, or max_points=None"
+            )
         for key, opt in (("values", self.values), ("bounds", self.bounds)):
             if opt is not None and not isinstance(opt, Mapping):
                 raise ValueError(f"Grid {key} must be a mapping name -> {key}; got {opt!r}")
@@ -142,8 +172,13 @@ class Grid(Tuner):
                 )
 
     def size(self, space: SearchSpace) -> int:
-        """The number of grid points on ``space`` (an exact integer, however large)."""
-        return math.prod(len(v) for v in self.axes(space).values())
+        """The number of grid points on ``space`` (an exact integer, however large), from the
+        axis lengths, without building the axes."""
+        self._check_options(space)
+        values = dict(self.values or {})
+        return math.prod(
+            len(values[p.name]) if p.name in values else int(self.n_points) for p in space
+        )
 
     def candidates(self, space: SearchSpace) -> Iterator[dict[str, float]]:
         """Every grid point, in evaluation order, generated lazily (the first parameter varies

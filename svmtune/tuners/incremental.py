@@ -58,8 +58,9 @@ class IncrementalGradient(GradientDescent):
         Largest ``Delta S`` as a fraction of the training part.
     margin : float, default 1.0
         Points with ``y f(x) > 1 + margin`` leave the working set.
-    start, max_iter, max_step, gtol, xtol, ftol, c1, max_backtracks, max_evals, max_seconds
-        As for :class:`GradientDescent` (``method`` is always Armijo).
+    start, bounds, max_iter, max_step, gtol, xtol, ftol, c1, max_backtracks, max_evals,
+    max_seconds
+        As for :class:`GradientDescent` (``method`` is always Armijo, no restarts).
 
     Examples
     --------
@@ -83,11 +84,12 @@ class IncrementalGradient(GradientDescent):
         delta: float = 0.2,
         margin: float = 1.0,
         start: Mapping[str, float] | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
         max_iter: int = 30,
         max_step: float = 1.0,
         gtol: float = 1e-5,
         xtol: float = 1e-2,
-        ftol: float = 1e-3,
+        ftol: float = 5e-3,
         c1: float = 1e-4,
         max_backtracks: int = 8,
         max_evals: int | None = None,
@@ -95,6 +97,8 @@ class IncrementalGradient(GradientDescent):
     ) -> None:
         super().__init__(
             start=start,
+            bounds=bounds,
+            restarts=0,
             max_iter=max_iter,
             max_step=max_step,
             gtol=gtol,
@@ -129,14 +133,16 @@ class IncrementalGradient(GradientDescent):
         *,
         random_state: int | np.random.Generator | None = None,
         start: Mapping[str, float] | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
+        self.check_objective(bound.objective)
         if not hasattr(bound, "evaluate_on") or len(getattr(bound, "folds", ())) != 1:
             raise ValueError(
                 f"{self.name} needs an objective that trains on a working set with a held-out "
                 f"validation part (PlattError with validation a fraction or indices); "
                 f"got {bound.objective!r}"
             )
-        return super().tune_bound(bound, random_state=random_state, start=start)
+        return super().tune_bound(bound, random_state=random_state, start=start, bounds=bounds)
 
     def _run_search(
         self,
@@ -147,7 +153,7 @@ class IncrementalGradient(GradientDescent):
     ) -> None:
         bound: Any = evaluate.bound
         coords = SearchCoordinates(space)
-        x = coords.to_x(start_point(space, start, self.start))
+        x = coords.to_x(start_point(space, start, self.start, int(bound.X.shape[1])))
         train = np.asarray(bound.folds[0][0])
         y = bound.y
         n = train.size
@@ -226,6 +232,3 @@ class IncrementalGradient(GradientDescent):
         # the answer: the last point (its value is on the last working set)
         if last is not None and last.ok:
             evaluate.set_incumbent(last, final=True)
-
-    def __repr__(self) -> str:
-        return f"IncrementalGradient(initial_size={self.initial_size!r}, delta={self.delta!r})"

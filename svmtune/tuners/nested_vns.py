@@ -13,7 +13,7 @@ from svmtune.objectives._base import BoundObjective, Stopwatch
 from svmtune.objectives._evaluation import Cost, Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult, trace_frame
-from svmtune.tuners._box import Box, narrow
+from svmtune.tuners._box import Box, search_box
 from svmtune.tuners.vns import (
     StartOption,
     check_start_option,
@@ -23,6 +23,9 @@ from svmtune.tuners.vns import (
 )
 
 __all__ = ["NestedVNS"]
+
+#: Evaluations of a :class:`NestedVNS` run when neither ``max_evals`` nor ``m`` is given.
+DEFAULT_NESTED_EVALS = 600
 
 
 class NestedVNS(Tuner):
@@ -49,17 +52,20 @@ class NestedVNS(Tuner):
 
     Parameters
     ----------
-    m : int or sequence of int, default (100, 500)
+    m : int or sequence of int, optional
         Iterations per level (the paper's ``m_1, ..., m_H``); an int gives every level the same.
+        Default: the run's budget (``max_evals``, default 600) split over the levels, a sixth
+        to each level but the last, the rest to the last: the paper's (100, 500) for two levels.
     step, k_max : VNS neighbourhoods (see :class:`~svmtune.tuners.VNS`), defaults 1.0 and 25
     start : dict, "center" or "random", optional
         Level 1's first point (in level 1's space), the centre of its box (default) or a random
         point (the paper's choice).
     bounds : mapping name -> (low, high), optional
-        Narrow the search box of the parameters of these names at every level that has them
-        (e.g. ``C``; narrow kernel widths through the kernel model's own bounds, so that the
-        embedded start of each level stays in its box). Every name must occur at some level.
-    max_evals, max_seconds : optional budget of the whole run
+        The search box of the parameters of these names at every level that has them (e.g.
+        ``C``; default :data:`~svmtune.tuners.DEFAULT_BOX`, whose kernel widths are the same
+        at every level, so the embedded start of each level stays in its box). Every name must
+        occur at some level.
+    max_evals, max_seconds : optional budget of the whole run (``m`` splits it over the levels)
 
     Examples
     --------
@@ -80,7 +86,7 @@ class NestedVNS(Tuner):
     def __init__(
         self,
         *,
-        m: int | Sequence[int] = (100, 500),
+        m: int | Sequence[int] | None = None,
         step: float = 1.0,
         k_max: int = 25,
         start: StartOption = None,
@@ -97,6 +103,10 @@ class NestedVNS(Tuner):
 
     def budgets(self, n_levels: int) -> list[int]:
         """The iterations of each of ``n_levels`` levels; ValueError if ``m`` does not fit."""
+        if self.m is None:
+            total = DEFAULT_NESTED_EVALS if self.max_evals is None else int(self.max_evals)
+            early = max(1, total // 6)
+            return [early] * (n_levels - 1) + [max(1, total - early * (n_levels - 1))]
         if isinstance(self.m, int | np.integer) and not isinstance(self.m, bool):
             return [check_positive_int(self.m, "m")] * n_levels
         if isinstance(self.m, str) or not isinstance(self.m, Sequence):
@@ -127,24 +137,26 @@ class NestedVNS(Tuner):
         *,
         random_state: int | np.random.Generator | None = None,
         start: Mapping[str, float] | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
         """Tune through the nested levels of ``bound.kernel``; ``start`` is a level-1 point."""
-        self._check_budget()
-        self._check_space(bound.space)
+        self.check_objective(bound.objective)
+        final_box = self.check(bound.space, bounds=bounds)
+        outer = bounds
         levels = self._check_levels(bound.kernel)
         budgets = self.budgets(len(levels))
         rng = np.random.default_rng(random_state)
-        final_space = bound.space
+        final_space = final_box
         t0 = time.perf_counter()
 
-        bounds: list[BoundObjective] = []
+        bound_levels: list[BoundObjective] = []
         for lvl in levels[:-1]:
-            bounds.append(bound.objective.bind(bound.X, bound.y, kernel=lvl))
-        bounds.append(bound)
+            bound_levels.append(bound.objective.bind(bound.X, bound.y, kernel=lvl))
+        bound_levels.append(bound)
         setup = Cost()
-        for b in bounds:
+        for b in bound_levels:
             setup = setup + b.setup_cost
-        boxes = self._boxes([b.space for b in bounds])
+        boxes = self._boxes([b.space for b in bound_levels], outer)
         check_start_option(start if start is not None else self.start, boxes[0].space)
 
         evaluations: list[Evaluation] = []
@@ -152,7 +164,7 @@ class NestedVNS(Tuner):
         stopped_by = "converged"
         first: StartOption = start if start is not None else self.start
         carry: dict[str, float] | None = None  # previous level's best, in this level's space
-        for h, (b, m_h) in enumerate(zip(bounds, budgets, strict=True)):
+        for h, (b, m_h) in enumerate(zip(bound_levels, budgets, strict=True)):
             max_evals = None
             if self.max_evals is not None:
                 max_evals = int(self.max_evals) - len(evaluations)
@@ -176,11 +188,24 @@ class NestedVNS(Tuner):
             level_of += [h + 1] * len(run.evaluations)
             if stopped_by != "converged":
                 break
-            if h + 1 < len(bounds) and any(ev.ok for ev in run.evaluations):
-                carry = _embed(run.best().params, b, bounds[h + 1])
+            if h + 1 < len(bound_levels) and any(ev.ok for ev in run.evaluations):
+                carry = _embed(run.best().params, b, bound_levels[h + 1])
         return _finish(self.name, bound, final_space, evaluations, level_of, setup, stopped_by)
 
-    def _boxes(self, spaces: list[SearchSpace]) -> list[Box]:
+    def search_box(
+        self, space: SearchSpace, *, bounds: Mapping[str, tuple[float, float]] | None = None
+    ) -> SearchSpace:
+        """The final level's box (the ``bounds`` naming earlier levels' parameters only apply
+        there)."""
+        own = {n: v for n, v in (self.bounds or {}).items() if n in space}
+        outer = {n: v for n, v in (bounds or {}).items() if n in space}
+        return search_box(space, outer, own)
+
+    def _boxes(
+        self,
+        spaces: list[SearchSpace],
+        outer: Mapping[str, tuple[float, float]] | None = None,
+    ) -> list[Box]:
         bounds = dict(self.bounds or {})
         unknown = [n for n in bounds if not any(n in s for s in spaces)]
         if unknown:
@@ -188,7 +213,17 @@ class NestedVNS(Tuner):
             raise ValueError(
                 f"bounds name parameters {unknown} in no level; the levels have {names}"
             )
-        return [Box(narrow(s, {n: v for n, v in bounds.items() if n in s})) for s in spaces]
+        out = dict(outer or {})
+        return [
+            Box(
+                search_box(
+                    s,
+                    {n: v for n, v in out.items() if n in s},
+                    {n: v for n, v in bounds.items() if n in s},
+                )
+            )
+            for s in spaces
+        ]
 
     def _run_search(
         self,
@@ -198,9 +233,6 @@ class NestedVNS(Tuner):
         start: dict[str, float] | None,
     ) -> None:  # pragma: no cover - tune_bound drives the levels itself
         raise NotImplementedError
-
-    def __repr__(self) -> str:
-        return f"NestedVNS(m={self.m}, step={self.step}, k_max={self.k_max})"
 
 
 def _embed(

@@ -17,23 +17,45 @@ from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import narrow
 from svmtune.tuners._optuna_export import COST_ATTRS, distributions, open_study
+from svmtune.tuners.vns import deprecated_budget
 
-__all__ = ["TPE", "OptunaTuner", "RandomSearch"]
+__all__ = ["TPE", "OptunaTuner", "RandomSearch", "tpe_startup_trials"]
+
+#: Trials of an Optuna run when ``max_evals`` is not given.
+DEFAULT_TRIALS = 50
+
+
+def tpe_startup_trials(budget: int) -> int:
+    """Random start-up trials of TPE for a budget: a quarter of it, at least 3 and at most
+    Optuna's 10 (with 18 evaluations: 5). Measured in ``benchmarks/search_efficiency.py``
+    (``--small``): with Optuna's 10 start-up trials out of 18, more than half of a small budget
+    goes to random draws.
+
+    Examples
+    --------
+    >>> [tpe_startup_trials(b) for b in (8, 18, 25, 50, 100)]
+    [3, 5, 7, 10, 10]
+    """
+    return int(min(10, max(3, math.ceil(budget / 4))))
 
 
 class _OptunaSearch(Tuner):
     """The ask/tell loop shared by the Optuna tuners; subclasses build the sampler."""
 
-    n_trials: int
+    n_trials: int | None
     bounds: Mapping[str, tuple[float, float]] | None
     storage: Any
     study_name: str | None
 
-    def _new_sampler(self, seed: int) -> Any:
+    def _new_sampler(self, seed: int, budget: int) -> Any:
         raise NotImplementedError
 
+    def _budget(self) -> int:
+        return deprecated_budget(self, "n_trials", DEFAULT_TRIALS)
+
     def _check_space(self, space: SearchSpace) -> None:
-        check_positive_int(self.n_trials, "n_trials")
+        if self.n_trials is not None:
+            check_positive_int(self.n_trials, "n_trials")
         narrow(space, self.bounds)
         if self.storage is not None and not isinstance(self.storage, str):
             from optuna.storages import BaseStorage
@@ -56,9 +78,10 @@ class _OptunaSearch(Tuner):
         import optuna
         from optuna.trial import TrialState
 
-        box = narrow(space, self.bounds)
+        box = space
         dists = distributions(box)
         seed = int(rng.integers(2**31 - 1))
+        budget = evaluate.max_evals if evaluate.max_evals is not None else DEFAULT_TRIALS
         study = open_study(self.storage, self.study_name)
         earlier = _earlier(study, box)
         _check_fingerprint(study, evaluate.bound)
@@ -66,13 +89,14 @@ class _OptunaSearch(Tuner):
             # A resumed run: a sampler seeded as in the first run would propose its first
             # points again; seed it from the run's seed and the number of trials done.
             seed = int(np.random.SeedSequence([seed, len(earlier)]).generate_state(1)[0] >> 1)
-        study.sampler = self._new_sampler(seed)
+        study.sampler = self._new_sampler(seed, budget)
         evaluate.restore(earlier)
         if start is not None:  # the caller's point first (Optuna's enqueue_trial)
             study.enqueue_trial(dict(start), skip_if_exists=True)
-        n_left = int(self.n_trials) - len(evaluate.evaluations)
         with _quiet(optuna):
-            for _ in range(n_left):
+            # until the budget of distinct evaluations is spent (a repeated point costs a
+            # trial, not an evaluation); the cap guards a sampler that keeps repeating
+            for _ in range(10 * int(budget)):
                 if evaluate.spent():
                     return
                 trial = study.ask(dists)
@@ -158,11 +182,13 @@ class _quiet:
 
 
 _COMMON_DOC = """
-    n_trials : int, default 50
-        Trials of the run (evaluations, unless the sampler repeats a point); ``max_evals``
-        and ``max_seconds`` may stop it earlier. A resumed study counts its earlier trials.
+    max_evals : int, default 50
+        Distinct evaluations of the run (a point the sampler repeats costs a trial, not an
+        evaluation); ``max_seconds`` may stop it earlier. A resumed study counts its earlier
+        trials.
     bounds : mapping name -> (low, high), optional
-        Narrow the search box of some parameters (inside the search space's bounds).
+        The search box of some parameters (inside the search space's bounds; default
+        :data:`~svmtune.tuners.DEFAULT_BOX`).
     storage : str or optuna.storages.BaseStorage, optional
         Where the Optuna study lives (e.g. ``"sqlite:///tpe.db"``); default in memory. With a
         storage, running again with the same ``study_name`` resumes: the finished trials
@@ -173,7 +199,10 @@ _COMMON_DOC = """
         stores and resumes its cells itself).
     study_name : str, optional
         Name of the Optuna study in ``storage`` (default ``"svmtune"``).
-    max_evals, max_seconds : optional budget (see :class:`~svmtune.tuners.Tuner`)
+    max_seconds : float, optional
+        Stop starting new trials after this many wall-clock seconds.
+    n_trials : int, optional
+        Deprecated alias of ``max_evals`` (removed in the next release).
 """
 
 
@@ -191,7 +220,7 @@ _OPTUNA_TUNER_DOC = (
         is built as ``sampler(seed=..., **sampler_options)`` with a seed drawn from the run's
         ``random_state``, so seeded runs are reproducible. An instance is deep-copied for each
         run (its own seed rules; ``sampler_options`` must then be empty). Default:
-        ``TPESampler(multivariate=True)``.
+        ``TPESampler(multivariate=True)`` with start-up trials from the budget, as :class:`TPE`.
     sampler_options : mapping, optional
         Keyword arguments of the sampler class.
 """
@@ -207,7 +236,7 @@ _OPTUNA_TUNER_DOC = (
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
     >>> y = np.repeat([-1.0, 1.0], 30)
-    >>> tuner = OptunaTuner(sampler=optuna.samplers.QMCSampler, n_trials=8)
+    >>> tuner = OptunaTuner(sampler=optuna.samplers.QMCSampler, max_evals=8)
     >>> res = tuner.tune(LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0)
     >>> len(res.trace)
     8
@@ -223,12 +252,12 @@ class OptunaTuner(_OptunaSearch):
         *,
         sampler: Any = None,
         sampler_options: Mapping[str, Any] | None = None,
-        n_trials: int = 50,
+        max_evals: int | None = None,
         bounds: Mapping[str, tuple[float, float]] | None = None,
         storage: Any = None,
         study_name: str | None = None,
-        max_evals: int | None = None,
         max_seconds: float | None = None,
+        n_trials: int | None = None,
     ) -> None:
         super().__init__(max_evals=max_evals, max_seconds=max_seconds)
         self.sampler = sampler
@@ -259,12 +288,18 @@ class OptunaTuner(_OptunaSearch):
                     f"({s!r})"
                 )
 
-    def _new_sampler(self, seed: int) -> Any:
+    def _new_sampler(self, seed: int, budget: int) -> Any:
+        import warnings
+
+        from optuna.exceptions import ExperimentalWarning
         from optuna.samplers import BaseSampler, TPESampler
 
         opts = dict(self.sampler_options or {})
         if self.sampler is None:
-            return TPESampler(seed=seed, **{"multivariate": True, **opts})
+            defaults = {"multivariate": True, "n_startup_trials": tpe_startup_trials(budget)}
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ExperimentalWarning)
+                return TPESampler(seed=seed, **{**defaults, **opts})
         if isinstance(self.sampler, BaseSampler):
             return copy.deepcopy(self.sampler)
         return self.sampler(seed=seed, **opts)
@@ -275,7 +310,7 @@ class OptunaTuner(_OptunaSearch):
             if self.sampler is None
             else getattr(self.sampler, "__name__", type(self.sampler).__name__)
         )
-        return f"OptunaTuner(sampler={name}, n_trials={self.n_trials})"
+        return f"OptunaTuner(sampler={name}, max_evals={self.max_evals})"
 
 
 _TPE_DOC = (
@@ -283,8 +318,9 @@ _TPE_DOC = (
 
     Parameters
     ----------
-    n_startup_trials : int, default 10
-        Random trials before the Parzen estimators take over.
+    n_startup_trials : int, optional
+        Random trials before the Parzen estimators take over; default from the budget
+        (:func:`tpe_startup_trials`: a quarter of it, 3 to 10; 5 of 18 evaluations).
     multivariate : bool, default True
         One joint estimator over all parameters (Optuna's ``multivariate=True``).
 """
@@ -299,7 +335,7 @@ _TPE_DOC = (
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
     >>> y = np.repeat([-1.0, 1.0], 30)
-    >>> res = TPE(n_trials=12).tune(LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0)
+    >>> res = TPE(max_evals=12).tune(LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0)
     >>> len(res.trace)
     12
     """
@@ -312,14 +348,14 @@ class TPE(_OptunaSearch):
     def __init__(
         self,
         *,
-        n_trials: int = 50,
-        n_startup_trials: int = 10,
+        max_evals: int | None = None,
+        n_startup_trials: int | None = None,
         multivariate: bool = True,
         bounds: Mapping[str, tuple[float, float]] | None = None,
         storage: Any = None,
         study_name: str | None = None,
-        max_evals: int | None = None,
         max_seconds: float | None = None,
+        n_trials: int | None = None,
     ) -> None:
         super().__init__(max_evals=max_evals, max_seconds=max_seconds)
         self.n_trials = n_trials
@@ -331,11 +367,12 @@ class TPE(_OptunaSearch):
 
     def _check_space(self, space: SearchSpace) -> None:
         super()._check_space(space)
-        check_positive_int(self.n_startup_trials, "n_startup_trials")
+        if self.n_startup_trials is not None:
+            check_positive_int(self.n_startup_trials, "n_startup_trials")
         if not isinstance(self.multivariate, bool):
             raise ValueError(f"multivariate must be True or False; got {self.multivariate!r}")
 
-    def _new_sampler(self, seed: int) -> Any:
+    def _new_sampler(self, seed: int, budget: int) -> Any:
         import warnings
 
         from optuna.exceptions import ExperimentalWarning
@@ -345,12 +382,13 @@ class TPE(_OptunaSearch):
             warnings.simplefilter("ignore", ExperimentalWarning)
             return TPESampler(
                 seed=seed,
-                n_startup_trials=int(self.n_startup_trials),
+                n_startup_trials=(
+                    tpe_startup_trials(budget)
+                    if self.n_startup_trials is None
+                    else int(self.n_startup_trials)
+                ),
                 multivariate=self.multivariate,
             )
-
-    def __repr__(self) -> str:
-        return f"TPE(n_trials={self.n_trials}, n_startup_trials={self.n_startup_trials})"
 
 
 _RANDOM_DOC = (
@@ -371,7 +409,7 @@ _RANDOM_DOC = (
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
     >>> y = np.repeat([-1.0, 1.0], 30)
-    >>> res = RandomSearch(n_trials=6).tune(
+    >>> res = RandomSearch(max_evals=6).tune(
     ...     LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0
     ... )
     >>> len(res.trace)
@@ -386,12 +424,12 @@ class RandomSearch(_OptunaSearch):
     def __init__(
         self,
         *,
-        n_trials: int = 50,
+        max_evals: int | None = None,
         bounds: Mapping[str, tuple[float, float]] | None = None,
         storage: Any = None,
         study_name: str | None = None,
-        max_evals: int | None = None,
         max_seconds: float | None = None,
+        n_trials: int | None = None,
     ) -> None:
         super().__init__(max_evals=max_evals, max_seconds=max_seconds)
         self.n_trials = n_trials
@@ -399,10 +437,7 @@ class RandomSearch(_OptunaSearch):
         self.storage = storage
         self.study_name = study_name
 
-    def _new_sampler(self, seed: int) -> Any:
+    def _new_sampler(self, seed: int, budget: int) -> Any:
         from optuna.samplers import RandomSampler
 
         return RandomSampler(seed=seed)
-
-    def __repr__(self) -> str:
-        return f"RandomSearch(n_trials={self.n_trials})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -11,9 +12,30 @@ from svmtune._validation import check_positive_int
 from svmtune.objectives._evaluation import Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
-from svmtune.tuners._box import Box, narrow
+from svmtune.tuners._box import Box
 
 __all__ = ["VNS"]
+
+#: Evaluations of a :class:`VNS` run when ``max_evals`` is not given.
+DEFAULT_VNS_EVALS = 100
+
+
+def deprecated_budget(tuner: Tuner, old: str, default: int) -> int:
+    """The budget of a tuner whose old budget option ``old`` is kept as a deprecated alias of
+    ``max_evals`` (a FutureWarning when it is used; ``max_evals`` wins when both are given)."""
+    value = getattr(tuner, old)
+    if value is not None:
+        check_positive_int(value, old)
+        warnings.warn(
+            f"{tuner.name}({old}=...) is deprecated and will be removed in the next release; "
+            f"use max_evals={value!r} (the one budget name of every tuner)",
+            FutureWarning,
+            stacklevel=4,
+        )
+    if tuner.max_evals is not None:
+        return int(tuner.max_evals)
+    return default if value is None else int(value)
+
 
 StartOption = Mapping[str, float] | str | None
 
@@ -92,17 +114,17 @@ class VNS(Tuner):
     radius ``r_k = k * step``, intersected with the search box; shaking draws a point uniformly in
     it. A strictly better point becomes the incumbent and the search returns to ``N_1``;
     otherwise it moves to ``N_{k+1}``, and after ``N_{k_max}`` back to ``N_1`` (the paper's
-    Step 2). The search stops after ``m`` iterations, the evaluation of the start point
-    included, or when ``max_evals`` / ``max_seconds`` run out.
+    Step 2). The search stops after ``max_evals`` distinct evaluations, the start point's
+    included, or when ``max_seconds`` runs out.
 
-    With ``step=0.5``, ``m=54``, ``bounds={"C": (2**-8, 2**2), "gamma": (2**-8, 2**8)}`` and
+    With ``step=0.5``, ``max_evals=54``, ``bounds={"C": (2**-8, 2**2), "gamma": (2**-8, 2**8)}`` and
     ``start={"C": 2**-3, "gamma": 1.0}`` this is the paper's RBF experiment (Section 3.2; its
     ``sigma`` is ``1 / gamma``).
 
     Parameters
     ----------
-    m : int, default 100
-        Iterations (evaluations, the start point's included).
+    max_evals : int, default 100
+        Distinct evaluations, the start point's included.
     step : float, default 1.0
         Radius increment of the neighbourhoods, in search coordinates (``1.0``: a factor 2).
     k_max : int, default 25
@@ -112,8 +134,12 @@ class VNS(Tuner):
         geometric centre for log-scaled parameters) or a uniform random point. A ``start``
         passed to :meth:`~svmtune.tuners.Tuner.tune_bound` overrides it.
     bounds : mapping name -> (low, high), optional
-        Narrow the search box of some parameters (inside the search space's bounds).
-    max_evals, max_seconds : optional budget (see :class:`~svmtune.tuners.Tuner`)
+        The search box of some parameters (inside the search space's bounds; default
+        :data:`~svmtune.tuners.DEFAULT_BOX`).
+    max_seconds : float, optional
+        Stop starting new evaluations after this many wall-clock seconds.
+    m : int, optional
+        Deprecated alias of ``max_evals`` (removed in the next release).
 
     Examples
     --------
@@ -124,7 +150,7 @@ class VNS(Tuner):
     >>> rng = np.random.default_rng(0)
     >>> X = np.vstack([rng.normal(-1, 1, (30, 2)), rng.normal(1, 1, (30, 2))])
     >>> y = np.repeat([-1.0, 1.0], 30)
-    >>> res = VNS(m=20).tune(LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0)
+    >>> res = VNS(max_evals=20).tune(LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0)
     >>> len(res.trace)
     20
     """
@@ -132,13 +158,13 @@ class VNS(Tuner):
     def __init__(
         self,
         *,
-        m: int = 100,
+        max_evals: int | None = None,
         step: float = 1.0,
         k_max: int = 25,
         start: StartOption = None,
         bounds: Mapping[str, tuple[float, float]] | None = None,
-        max_evals: int | None = None,
         max_seconds: float | None = None,
+        m: int | None = None,
     ) -> None:
         super().__init__(max_evals=max_evals, max_seconds=max_seconds)
         self.m = m
@@ -147,10 +173,14 @@ class VNS(Tuner):
         self.start = start
         self.bounds = bounds
 
+    def _budget(self) -> int:
+        return deprecated_budget(self, "m", DEFAULT_VNS_EVALS)
+
     def _check_space(self, space: SearchSpace) -> None:
-        check_positive_int(self.m, "m")
+        if self.m is not None:
+            check_positive_int(self.m, "m")
         check_vns_options(self.step, self.k_max)
-        check_start_option(self.start, narrow(space, self.bounds))
+        check_start_option(self.start, space)
 
     def _run_search(
         self,
@@ -159,11 +189,13 @@ class VNS(Tuner):
         rng: np.random.Generator,
         start: dict[str, float] | None,
     ) -> None:
-        box = Box(narrow(space, self.bounds))
+        box = Box(space)
         if start is not None:
             check_start_option(start, box.space)
         x = start_point(box, start if start is not None else self.start, rng)
-        vns_search(evaluate, box, x, rng, m=int(self.m), step=float(self.step), k_max=self.k_max)
-
-    def __repr__(self) -> str:
-        return f"VNS(m={self.m}, step={self.step}, k_max={self.k_max})"
+        budget = evaluate.max_evals if evaluate.max_evals is not None else DEFAULT_VNS_EVALS
+        # the run ends when the budget of distinct evaluations is spent (a point met again
+        # costs an iteration, not an evaluation); the iteration cap only guards a search that
+        # keeps meeting old points
+        cap = 100 * budget + 1
+        vns_search(evaluate, box, x, rng, m=cap, step=float(self.step), k_max=self.k_max)

@@ -8,11 +8,11 @@ from svmtune.objectives import KFoldCV, LOOEstimate
 from svmtune.tuners import TPE, VNS, NestedVNS, OptunaTuner, RandomSearch
 
 TUNERS = {
-    "VNS": lambda: VNS(m=10, max_evals=4),
+    "VNS": lambda: VNS(max_evals=4),
     "NestedVNS": lambda: NestedVNS(m=5, max_evals=4),
-    "TPE": lambda: TPE(n_trials=10, max_evals=4),
-    "Random": lambda: RandomSearch(n_trials=10, max_evals=4),
-    "OptunaTuner": lambda: OptunaTuner(n_trials=10, max_evals=4),
+    "TPE": lambda: TPE(max_evals=4),
+    "Random": lambda: RandomSearch(max_evals=4),
+    "OptunaTuner": lambda: OptunaTuner(max_evals=4),
 }
 KERNELS = {
     "RBF": lambda: RBF(),

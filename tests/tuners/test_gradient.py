@@ -85,7 +85,7 @@ def test_incremental_grows_the_working_set_and_answers_on_all_points():
 
 def test_bad_input():
     Xtr, ytr, _, _ = HEART
-    with pytest.raises(ValueError, match="needs an objective with a gradient"):
+    with pytest.raises(ValueError, match="needs the objective.s gradient"):
         GradientDescent().tune(LOOEstimate(), Xtr, ytr, kernel=RBF())
     with pytest.raises(ValueError, match="method must be one of"):
         GradientDescent(method="newton").tune(PlattError(), Xtr, ytr, kernel=RBF())

@@ -118,11 +118,14 @@ def test_set_up_cost_of_every_level_is_counted(data):
 def test_a_kernel_without_nested_levels_runs_one_level_of_plain_vns(data):
     obj = _objective(RBF(), {"gamma": 0.2})
     res = NestedVNS(m=25).tune(obj, *data, kernel=RBF(), random_state=0)
-    plain = VNS(m=25).tune(obj, *data, kernel=RBF(), random_state=0)
+    plain = VNS(max_evals=25).tune(obj, *data, kernel=RBF(), random_state=0)
     assert res.trace["level"].tolist() == [1] * 25
     assert res.trace["param_gamma"].tolist() == plain.trace["param_gamma"].tolist()
     with pytest.raises(ValueError, match=r"m gives 2 level budgets \[100, 500\], but the kernel"):
-        NestedVNS().tune(obj, *data, kernel=RBF())
+        NestedVNS(m=(100, 500)).tune(obj, *data, kernel=RBF())
+    # the default m splits the run's budget over the levels there are
+    assert NestedVNS().budgets(1) == [600] and NestedVNS().budgets(2) == [100, 500]
+    assert NestedVNS(max_evals=30).budgets(2) == [5, 25]
 
 
 @pytest.mark.parametrize(

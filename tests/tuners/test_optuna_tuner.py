@@ -73,11 +73,11 @@ def _importable(name):
 @pytest.mark.parametrize("options", _samplers())
 def test_any_sampler_runs_in_the_box_and_seeded_runs_repeat(toy, options):
     def run(seed):
-        tuner = OptunaTuner(n_trials=12, bounds=BOX, **options)
+        tuner = OptunaTuner(max_evals=12, bounds=BOX, **options)
         return tuner.tune(_WithC(), *toy, kernel=RBF(), random_state=seed)
 
     a, b, c = run(3), run(3), run(4)
-    assert len(a.trace) == 12 and a.stopped_by == "converged"
+    assert len(a.trace) == 12 and a.stopped_by == "max_evals"
     for name, (lo, hi) in BOX.items():
         assert a.trace[f"param_{name}"].between(lo, hi).all()
     assert a.trace[COLS].equals(b.trace[COLS])
@@ -86,15 +86,15 @@ def test_any_sampler_runs_in_the_box_and_seeded_runs_repeat(toy, options):
 
 
 def test_a_sampler_instance_is_copied_so_runs_from_it_repeat(toy):
-    tuner = OptunaTuner(sampler=optuna.samplers.TPESampler(seed=11), n_trials=15, bounds=BOX)
+    tuner = OptunaTuner(sampler=optuna.samplers.TPESampler(seed=11), max_evals=15, bounds=BOX)
     a = tuner.tune(_WithC(), *toy, kernel=RBF(), random_state=0)
     b = tuner.tune(_WithC(), *toy, kernel=RBF(), random_state=1)  # the instance's seed rules
     assert a.trace[COLS].equals(b.trace[COLS])
 
 
 def test_tpe_and_random_search_shortcuts(toy):
-    tpe = TPE(n_trials=40, bounds=BOX).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
-    rnd = RandomSearch(n_trials=40, bounds=BOX).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
+    tpe = TPE(max_evals=40, bounds=BOX).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
+    rnd = RandomSearch(max_evals=40, bounds=BOX).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
     assert len(tpe.trace) == len(rnd.trace) == 40
     # Random search is log-uniform in the box: log2 gamma spreads over [-8, 8].
     lg = np.log2(rnd.trace["param_gamma"])
@@ -102,19 +102,19 @@ def test_tpe_and_random_search_shortcuts(toy):
     # After its 10 random start-up trials, TPE concentrates where values are low.
     late = tpe.trace["value"].iloc[20:].median()
     assert late < rnd.trace["value"].iloc[20:].median()
-    again = TPE(n_trials=40, bounds=BOX).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
+    again = TPE(max_evals=40, bounds=BOX).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
     assert tpe.trace[COLS].equals(again.trace[COLS])
 
 
 def test_budgets_are_never_exceeded(toy):
-    res = TPE(n_trials=30, max_evals=7).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
+    res = TPE(max_evals=7).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
     assert len(res.trace) == 7 and res.stopped_by == "max_evals"
 
 
 def test_storage_keeps_every_trial_and_a_rerun_resumes(toy, tmp_path):
     url = f"sqlite:///{tmp_path / 'tpe.db'}"
     obj = _WithC()
-    first = TPE(n_trials=10, max_evals=4, storage=url, study_name="s").tune(
+    first = TPE(max_evals=4, storage=url, study_name="s").tune(
         obj, *toy, kernel=RBF(), random_state=0
     )
     assert len(first.trace) == 4
@@ -123,22 +123,22 @@ def test_storage_keeps_every_trial_and_a_rerun_resumes(toy, tmp_path):
     assert study.trials[0].user_attrs["kernel_evals"] == 1
 
     bound = obj.bind(*toy, kernel=RBF())
-    resumed = TPE(n_trials=10, storage=url, study_name="s").tune_bound(bound, random_state=0)
+    resumed = TPE(max_evals=10, storage=url, study_name="s").tune_bound(bound, random_state=0)
     assert len(resumed.trace) == 10 and bound.n_calls == 6  # only the missing six evaluated
     assert resumed.trace[COLS].iloc[:4].equals(first.trace[COLS])
     assert len(optuna.load_study(study_name="s", storage=url).trials) == 10
     # A finished study: nothing left to evaluate.
     bound = obj.bind(*toy, kernel=RBF())
-    done = TPE(n_trials=10, storage=url, study_name="s").tune_bound(bound, random_state=0)
+    done = TPE(max_evals=10, storage=url, study_name="s").tune_bound(bound, random_state=0)
     assert bound.n_calls == 0 and done.trace[COLS].equals(resumed.trace[COLS])
 
 
 def test_resuming_a_study_of_another_space_is_refused(toy, tmp_path):
     url = f"sqlite:///{tmp_path / 'x.db'}"
-    RandomSearch(n_trials=2, storage=url).tune(_WithC(), *toy, kernel=RBF())
+    RandomSearch(max_evals=2, storage=url).tune(_WithC(), *toy, kernel=RBF())
     obj = GramDistance(target_kernel=RBF(), target_params={"gamma": 1.0})
     with pytest.raises(ValueError, match=r"has trials over \['C', 'gamma'\]; this run searches"):
-        RandomSearch(n_trials=2, storage=url).tune(obj, *toy, kernel=RBF())
+        RandomSearch(max_evals=2, storage=url).tune(obj, *toy, kernel=RBF())
 
 
 @pytest.mark.parametrize(
@@ -169,8 +169,8 @@ def _runs(toy):
     obj = FlakyRastrigin(target={"gamma": 1.0}, fail_above=30.0)
     kw = {"random_state": 0}
     yield Grid(n_points=7, bounds={"gamma": (1e-3, 1e3)}).tune(obj, *toy, kernel=RBF(), **kw)
-    yield VNS(m=12).tune(obj, *toy, kernel=RBF(), **kw)
-    yield TPE(n_trials=12).tune(obj, *toy, kernel=RBF(), **kw)
+    yield VNS(max_evals=12).tune(obj, *toy, kernel=RBF(), **kw)
+    yield TPE(max_evals=12).tune(obj, *toy, kernel=RBF(), **kw)
     aniso = GramDistance(target_kernel=RBF(), target_params={"gamma": 0.5})
     yield NestedVNS(m=(5, 7)).tune(aniso, *toy, kernel=AnisotropicRBF(n_features=2), **kw)
 
@@ -202,7 +202,7 @@ def test_to_optuna_round_trips_every_evaluation_of_every_tuner(toy):
 
 
 def test_to_optuna_writes_into_a_storage_and_refuses_a_maximising_study(toy, tmp_path):
-    res = VNS(m=5).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
+    res = VNS(max_evals=5).tune(_WithC(), *toy, kernel=RBF(), random_state=0)
     url = f"sqlite:///{tmp_path / 'export.db'}"
     res.to_optuna(url, study_name="vns")
     assert len(optuna.load_study(study_name="vns", storage=url).trials) == 5
@@ -214,7 +214,7 @@ def test_to_optuna_writes_into_a_storage_and_refuses_a_maximising_study(toy, tmp
 
 def test_resuming_a_study_made_on_other_data_is_refused(toy, tmp_path):
     url = f"sqlite:///{tmp_path / 'y.db'}"
-    TPE(n_trials=2, storage=url).tune(_WithC(), *toy, kernel=RBF())
+    TPE(max_evals=2, storage=url).tune(_WithC(), *toy, kernel=RBF())
     X, y = toy
     with pytest.raises(ValueError, match="holds trials of another tuning problem"):
-        TPE(n_trials=3, storage=url).tune(_WithC(), X + 1.0, y, kernel=RBF())
+        TPE(max_evals=3, storage=url).tune(_WithC(), X + 1.0, y, kernel=RBF())

@@ -17,10 +17,10 @@ def test_vns_nested_vns_tpe_and_random_search_repeat_across_n_jobs(tmp_path):
         n_splits=2,
         seed=10,
         methods={
-            "VNS": Method(loo2, VNS(m=8), RBF()),
+            "VNS": Method(loo2, VNS(max_evals=8), RBF()),
             "NestedVNS": Method(loo2, NestedVNS(m=(4, 5)), AnisotropicRBF(n_features=4)),
-            "TPE": Method(loo2, TPE(n_trials=8, n_startup_trials=4), RBF()),
-            "Random": Method(loo2, RandomSearch(n_trials=6), RBF()),
+            "TPE": Method(loo2, TPE(max_evals=8, n_startup_trials=4), RBF()),
+            "Random": Method(loo2, RandomSearch(max_evals=6), RBF()),
         },
     )
     one = Study("s", storage=f"sqlite:///{tmp_path / 'one.db'}", **kw).run(n_jobs=1)

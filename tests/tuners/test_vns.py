@@ -56,7 +56,7 @@ def test_vns_finds_the_global_minimum_of_a_multimodal_function(toy):
     VNS is a randomized heuristic: the claim is a rate over 20 seeds (measured: 95% of 40)."""
     found = 0
     for seed in range(20):
-        tuner = VNS(m=300, step=0.5, bounds=BOX, start={"C": 2.0**-3, "gamma": 1.0})
+        tuner = VNS(max_evals=300, step=0.5, bounds=BOX, start={"C": 2.0**-3, "gamma": 1.0})
         res = tuner.tune(_WithC(period=6.0), *toy, kernel=RBF(), random_state=seed)
         t = _log2(res)
         assert len(res.trace) == 300
@@ -72,12 +72,12 @@ def test_vns_finds_the_global_minimum_of_a_multimodal_function(toy):
 
 def test_first_evaluation_is_the_start_and_every_point_stays_in_the_box(toy):
     start = {"C": 2.0**-3, "gamma": 1.0}
-    res = VNS(m=54, step=0.5, bounds=BOX, start=start).tune(
+    res = VNS(max_evals=54, step=0.5, bounds=BOX, start=start).tune(
         _WithC(target=TARGET), *toy, kernel=RBF(), random_state=0
     )
     tr = res.trace
     assert tr.loc[0, "param_C"] == pytest.approx(2.0**-3) and tr.loc[0, "param_gamma"] == 1.0
-    assert len(tr) == 54 and res.stopped_by == "converged"
+    assert len(tr) == 54 and res.stopped_by == "max_evals"
     for name, (lo, hi) in BOX.items():
         assert tr[f"param_{name}"].between(lo, hi).all()
 
@@ -86,7 +86,7 @@ def test_moves_only_on_strict_improvement_within_the_neighbourhood_radius(toy):
     """Replay the trace: every evaluated point lies within k * step (infinity norm, log2) of
     the incumbent, with k reset to 1 after each improvement and cycling after k_max."""
     step, k_max = 0.5, 4
-    res = VNS(m=80, step=step, k_max=k_max, bounds=BOX).tune(
+    res = VNS(max_evals=80, step=step, k_max=k_max, bounds=BOX).tune(
         _WithC(target=TARGET), *toy, kernel=RBF(), random_state=7
     )
     tr = res.trace
@@ -104,7 +104,7 @@ def test_moves_only_on_strict_improvement_within_the_neighbourhood_radius(toy):
 
 def test_same_seed_same_trace_other_seed_other_trace(toy):
     def run(seed):
-        return VNS(m=30, bounds=BOX).tune(
+        return VNS(max_evals=30, bounds=BOX).tune(
             _WithC(target=TARGET), *toy, kernel=RBF(), random_state=seed
         )
 
@@ -116,17 +116,17 @@ def test_same_seed_same_trace_other_seed_other_trace(toy):
 
 @pytest.mark.parametrize("max_evals", [1, 7])
 def test_budgets_are_never_exceeded(toy, max_evals):
-    res = VNS(m=50, max_evals=max_evals).tune(_WithC(target=TARGET), *toy, kernel=RBF())
+    res = VNS(max_evals=max_evals).tune(_WithC(target=TARGET), *toy, kernel=RBF())
     assert len(res.trace) == max_evals and res.stopped_by == "max_evals"
 
 
 def test_random_start_and_default_centre(toy):
     obj = _WithC(target=TARGET)
-    res = VNS(m=1, bounds=BOX).tune(obj, *toy, kernel=RBF())
+    res = VNS(max_evals=1, bounds=BOX).tune(obj, *toy, kernel=RBF())
     assert math.log2(res.trace.loc[0, "param_C"]) == pytest.approx(-3.0)
     assert math.log2(res.trace.loc[0, "param_gamma"]) == pytest.approx(0.0)
-    r1 = VNS(m=1, start="random", bounds=BOX).tune(obj, *toy, kernel=RBF(), random_state=1)
-    r2 = VNS(m=1, start="random", bounds=BOX).tune(obj, *toy, kernel=RBF(), random_state=2)
+    r1 = VNS(max_evals=1, start="random", bounds=BOX).tune(obj, *toy, kernel=RBF(), random_state=1)
+    r2 = VNS(max_evals=1, start="random", bounds=BOX).tune(obj, *toy, kernel=RBF(), random_state=2)
     assert r1.trace.loc[0, "param_C"] != r2.trace.loc[0, "param_C"]
 
 
