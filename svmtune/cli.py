@@ -11,22 +11,35 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from svmtune import __version__
+
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["build_parser", "main"]
 
 
+TABLE_WIDTH = 100
+"""Columns the command-line tables fit in."""
+
+
 def _cmd_datasets(args: argparse.Namespace) -> int:
-    import pandas as pd
+    import textwrap
 
     from svmtune.datasets import list_datasets
 
-    table = list_datasets()
-    with pd.option_context(
-        "display.max_rows", None, "display.width", 200, "display.max_colwidth", 60
-    ):
-        print(table.to_string(index=False))
+    table = list_datasets().drop(columns=["source"])
+    table = table.rename(columns={"raw_features": "raw", "positive_class": "positive class"})
+    table["positive class"] = table["positive class"].str.slice(0, 18)
+    left = table.drop(columns=["papers"]).to_string(index=False).splitlines()
+    indent = max(len(line) for line in left) + 2
+    width = max(TABLE_WIDTH - indent, 20)
+    print(f"{left[0]:<{indent}}papers")
+    for line, papers in zip(left[1:], table["papers"], strict=True):
+        wrapped = textwrap.wrap(str(papers), width) or [""]
+        print(f"{line:<{indent}}{wrapped[0]}")
+        for more in wrapped[1:]:
+            print(" " * indent + more)
     return 0
 
 
@@ -244,6 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="svmtune",
         description="Tune kernel SVM hyperparameters and compare the ways of doing it.",
     )
+    parser.add_argument("--version", action="version", version=f"svmtune {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("datasets", help="list the bundled real data sets")
     p.set_defaults(func=_cmd_datasets)

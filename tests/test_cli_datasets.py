@@ -24,3 +24,21 @@ def test_console_script_entry_point():
         check=True,
     )
     assert "australian" in out.stdout
+
+
+def test_datasets_table_fits_100_columns(capsys):
+    assert main(["datasets"]) == 0
+    out = capsys.readouterr().out
+    assert max(len(line) for line in out.splitlines()) <= 100
+    assert "Ratsch/Carrizosa 2014" in out  # long paper lists wrap, nothing is cut
+
+
+def test_version(capsys):
+    import pytest
+
+    import svmtune
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"svmtune {svmtune.__version__}"
