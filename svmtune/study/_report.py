@@ -55,8 +55,9 @@ def write_report(
     methods: Sequence[str] | None = None,
     objectives: Mapping[str, str] | None = None,
 ) -> dict[str, Path]:
-    """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv`` and the plots of
-    :func:`svmtune.plots.save_plots`.
+    """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv``, the plots of
+    :func:`svmtune.plots.save_plots`, and the verdict (:func:`~svmtune.study.write_verdict`:
+    ``report.md``, ``comparison.csv``, the critical-difference diagram, anytime profiles, ECDF).
 
     ``summary.csv`` is tidy: one row per method x data set, one named column per statistic
     (:func:`~svmtune.study.summary_long`); ``summary_by_method.csv`` holds one row per method,
@@ -81,6 +82,7 @@ def write_report(
         ``"summary_by_method"``, then one per plot).
     """
     from svmtune.plots import save_plots
+    from svmtune.study._verdict import write_verdict
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -99,4 +101,6 @@ def write_report(
     paths["summary_by_method"] = out / "summary_by_method.csv"
     for p in save_plots(results, traces, out, methods=methods, objectives=objectives):
         paths[p.stem] = p
+    # the verdict: report.md, comparison.csv, CD diagram, anytime profiles, ECDF
+    paths.update(write_verdict(results, traces, out, name=out.resolve().name, methods=methods))
     return paths
