@@ -63,14 +63,18 @@ def plot_cd_diagram(comparison: Comparison) -> Figure:
     sig = nem if applicable else pd.DataFrame(1.0, index=ranks.index, columns=ranks.index)
     cd = comparison.critical_difference if applicable else None
     sp.critical_difference_diagram(
-        ranks, sig, ax=ax, alpha=comparison.alpha, cd=cd, label_fmt_left="{label} ({rank:.2f})",
+        ranks,
+        sig,
+        ax=ax,
+        alpha=comparison.alpha,
+        cd=cd,
+        label_fmt_left="{label} ({rank:.2f})",
         label_fmt_right="({rank:.2f}) {label}",
     )
-    title = (
-        f"Average rank of mean test error over {comparison.n_datasets} data sets (1 = best)"
-    )
+    title = f"Average rank of mean test error over {comparison.n_datasets} data sets (1 = best)"
     if applicable:
-        title += f"; Nemenyi CD = {comparison.critical_difference:.2f} at alpha = {comparison.alpha:g}"
+        cd_text = f"{comparison.critical_difference:.2f}"
+        title += f"; Nemenyi CD = {cd_text} at alpha = {comparison.alpha:g}"
     else:
         title += f"\n{comparison.friedman.reason}: no significance bars"
     ax.set_title(title, fontsize=9)

@@ -263,11 +263,13 @@ def _per_split(
             grid = grid[~empty]
             fill = worst[~empty]
             grid = grid.apply(lambda col: col.fillna(fill))
-            left.append(
+            note = (
                 f"{n_missing} cells did not finish ok ({named}); each counts as the worst test "
                 "error of the other methods on its split"
-                + (f" ({int(empty.sum())} splits where no method finished were dropped)" if empty.any() else "")
             )
+            if empty.any():
+                note += f" ({int(empty.sum())} splits where no method finished were dropped)"
+            left.append(note)
     datasets = list(dict.fromkeys(results["dataset"]))
     kept = set(grid.index.get_level_values("dataset"))
     gone = [d for d in datasets if d not in kept]

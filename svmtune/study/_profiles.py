@@ -159,7 +159,8 @@ def anytime_profile(
     frames = []
     for (d, m), vals in by.items():
         a = np.vstack(vals)
-        q = np.quantile(a, [0.25, 0.5, 0.75], axis=0)
+        with np.errstate(invalid="ignore"):  # inf - inf where no split has answered
+            q = np.quantile(a, [0.25, 0.5, 0.75], axis=0)
         q[~np.isfinite(q)] = np.nan
         frames.append(
             pd.DataFrame(
@@ -211,10 +212,7 @@ def normalized_profile(
     frames = []
     for d in datasets:
         mean = pd.DataFrame(
-            {
-                m: np.vstack(by[(d, m)]).mean(axis=0) if (d, m) in by else np.nan
-                for m in mnames
-            },
+            {m: np.vstack(by[(d, m)]).mean(axis=0) if (d, m) in by else np.nan for m in mnames},
             index=g,
         )  # NaN where some split has no answer
         score = normalized_scores(mean).fillna(0.0)

@@ -14,6 +14,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from svmtune.study._cell import CellKey, CellRecord, CellTask, dump_task, run_payload
+from svmtune.study._compare import Comparison, compare
 from svmtune.study._data import (
     PROTOCOLS,
     DatasetSpec,
@@ -23,7 +24,6 @@ from svmtune.study._data import (
     resolve_datasets,
     split_seed,
 )
-from svmtune.study._compare import Comparison, compare
 from svmtune.study._method import Method
 from svmtune.study._results import SummaryTable, summary_table
 from svmtune.study._storage import Storage, default_storage_url, new_worker_id

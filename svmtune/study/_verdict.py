@@ -173,9 +173,7 @@ def write_verdict(
     if comparison is not None:
         comparison.summary().to_csv(out / "comparison.csv")
         paths["comparison"] = out / "comparison.csv"
-    figures = {
-        p.stem: p for p in save_verdict_plots(comparison, traces, out, methods=methods)
-    }
+    figures = {p.stem: p for p in save_verdict_plots(comparison, traces, out, methods=methods)}
     paths.update(figures)
     (out / "report.md").write_text(
         _report_text(name, results, comparison, why_not, figures), encoding="utf-8"
