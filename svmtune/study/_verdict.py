@@ -166,10 +166,18 @@ def write_verdict(
     paths: dict[str, Path] = {}
     comparison: Comparison | None = None
     why_not = ""
+    present = set(results["method"]) if "method" in results.columns else set()
+    absent = [m for m in methods or () if m not in present]
     try:
-        comparison = compare(results, methods=methods, baseline=baseline)
+        comparison = compare(
+            results,
+            methods=None if methods is None else [m for m in methods if m in present],
+            baseline=baseline,
+        )
     except ValueError as exc:
         why_not = str(exc)
+    if comparison is not None and absent:
+        comparison.left_out.insert(0, f"methods with no stored cell yet: {', '.join(absent)}")
     if comparison is not None:
         comparison.summary().to_csv(out / "comparison.csv")
         paths["comparison"] = out / "comparison.csv"

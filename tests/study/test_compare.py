@@ -250,6 +250,10 @@ def test_report_md_and_figures(stored, tmp_path):
     text = paths["report"].read_text()
     assert "## Verdict" in text and "Friedman" in text and "![Critical-difference" in text
     assert "## Left out" in text and "every method finished every cell" in text
+    # a half-finished study: a method with no stored cell yet is named, the others compared
+    paths = write_verdict(results, traces, tmp_path / "half", methods=[*METHODS, "later"])
+    text = paths["report"].read_text()
+    assert "methods with no stored cell yet: later" in text and "Friedman: statistic" in text
 
 
 def test_peer_traces_carry_the_incumbents_test_error(tmp_path):
