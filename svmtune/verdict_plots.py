@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from svmtune.plots import _colors, _grid, _shared_legend
+from svmtune.plots import _grid, _shared_legend
 from svmtune.study._compare import Comparison
 from svmtune.study._profiles import (
     COST_AXES,
@@ -38,6 +39,27 @@ _METRIC_LABELS = {
     "incumbent_test_error": "test error of the incumbent",
     "best_value": "objective: best value so far",
 }
+
+
+def _styles(methods: Sequence[str], traces: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Line colour and style per method: tab20's ten dark shades first, then the light ones (so
+    up to ten methods get ten distinct hues); methods that count no kernel evaluations (peers)
+    dashed."""
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if len(methods) <= 10 else "tab20"]
+    counted = set(methods_with_cost(traces, "cum_kernel_evals")) if not traces.empty else set()
+    out: dict[str, dict[str, Any]] = {}
+    for i, m in enumerate(methods):
+        j = i if len(methods) <= 10 else (2 * i) % 20 + (2 * i // 20) % 2
+        out[m] = {"color": cmap(j % cmap.N), "ls": "-" if m in counted else "--"}
+    return out
+
+
+def _left_out_title(left: Sequence[str]) -> str:
+    if len(left) <= 2:
+        return f"without {', '.join(left)} (no kernel evaluations counted)"
+    return f"without the {len(left)} methods that count no kernel evaluations (the peers)"
 
 
 def _cost_label(cost: str) -> str:
@@ -99,15 +121,17 @@ def plot_anytime(
     mnames = [m for m in (methods or have) if m in have]
     prof = anytime_profile(traces, cost=cost, metric=metric, methods=mnames)
     dnames = list(datasets) if datasets is not None else list(dict.fromkeys(prof["dataset"]))
-    colors = _colors(list(methods or mnames))
+    style = _styles(list(methods or mnames), traces)
     fig, axes = _grid(len(dnames), width=3.6, height=2.8)
     for ax, d in zip(axes, dnames, strict=True):
         for m in mnames:
             p = prof[(prof["dataset"] == d) & (prof["method"] == m)]
             if p.empty or p["median"].isna().all():
                 continue
-            ax.plot(p["budget"], p["median"], color=colors[m], label=m, lw=1.4)
-            ax.fill_between(p["budget"], p["q25"], p["q75"], color=colors[m], alpha=0.15, lw=0)
+            ax.plot(p["budget"], p["median"], label=m, lw=1.4, **style[m])
+            ax.fill_between(
+                p["budget"], p["q25"], p["q75"], color=style[m]["color"], alpha=0.12, lw=0
+            )
         ax.set_xscale("log")
         ax.set_title(d, fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
@@ -129,10 +153,10 @@ def plot_normalized_profile(
 ) -> Figure:
     """Mean normalized score over the data sets (1 = best method at that budget, 0 = worst or
     no answer yet) against CPU seconds and kernel evaluations."""
-    fig = Figure(figsize=(11.0, 4.4), layout="constrained")
+    fig = Figure(figsize=(11.0, 5.0), layout="constrained")
     axes = fig.subplots(1, 2, squeeze=False).ravel().tolist()
     allm = list(methods or dict.fromkeys(traces["method"]))
-    colors = _colors(allm)
+    style = _styles(allm, traces)
     for ax, cost in zip(axes, COST_AXES, strict=True):
         have = methods_with_cost(traces, cost)
         mnames = [m for m in allm if m in have]
@@ -144,14 +168,14 @@ def plot_normalized_profile(
         mean = prof[prof["dataset"] == "(mean)"]
         for m in mnames:
             p = mean[mean["method"] == m]
-            ax.plot(p["budget"], p["score"], color=colors[m], label=m, lw=1.5)
+            ax.plot(p["budget"], p["score"], label=m, lw=1.5, **style[m])
         ax.set_xscale("log")
         ax.set_ylim(-0.03, 1.03)
         ax.set_xlabel(_cost_label(cost))
         ax.grid(True, which="major", alpha=0.3)
         left = [m for m in allm if m not in have]
         if left:
-            ax.set_title(f"without {', '.join(left)} (no kernel evaluations counted)", fontsize=8)
+            ax.set_title(_left_out_title(left), fontsize=8)
     axes[0].set_ylabel("normalized score, mean over data sets")
     fig.suptitle(
         "Normalized score of the incumbent's mean test error per data set (1 = best method at "
@@ -166,10 +190,10 @@ def plot_ecdf(traces: pd.DataFrame, *, methods: Sequence[str] | None = None) -> 
     """COCO's data profile against CPU seconds and kernel evaluations: the fraction of
     (data set, split, target) triples reached, targets the best final test error of each split
     plus 0, 1, 2, 5 and 10 points."""
-    fig = Figure(figsize=(11.0, 4.4), layout="constrained")
+    fig = Figure(figsize=(11.0, 5.0), layout="constrained")
     axes = fig.subplots(1, 2, squeeze=False).ravel().tolist()
     allm = list(methods or dict.fromkeys(traces["method"]))
-    colors = _colors(allm)
+    style = _styles(allm, traces)
     for ax, cost in zip(axes, COST_AXES, strict=True):
         have = methods_with_cost(traces, cost)
         mnames = [m for m in allm if m in have]
@@ -181,14 +205,14 @@ def plot_ecdf(traces: pd.DataFrame, *, methods: Sequence[str] | None = None) -> 
         e = ecdf_profile(traces, cost=cost, grid=budget_grid(sub, cost), methods=mnames)
         for m in mnames:
             p = e[e["method"] == m]
-            ax.step(p["budget"], p["fraction"], where="post", color=colors[m], label=m, lw=1.5)
+            ax.step(p["budget"], p["fraction"], where="post", label=m, lw=1.5, **style[m])
         ax.set_xscale("log")
         ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel(_cost_label(cost))
         ax.grid(True, which="major", alpha=0.3)
         left = [m for m in allm if m not in have]
         if left:
-            ax.set_title(f"without {', '.join(left)} (no kernel evaluations counted)", fontsize=8)
+            ax.set_title(_left_out_title(left), fontsize=8)
     axes[0].set_ylabel("fraction of (data set, split, target) reached")
     fig.suptitle(
         "Data profile: targets = best final test error of each split + {0, 1, 2, 5, 10} points",

@@ -169,17 +169,15 @@ class Comparison:
                     f"(chi2 = {self.friedman.statistic:.2f}, p = {self.friedman.pvalue:.2g})."
                 )
                 nem = self.posthoc["nemenyi"]
-                tied = [m for m in self.ranks.index[1:] if nem.loc[best, m] >= self.alpha]
-                if tied:
-                    parts.append(
-                        f"Nemenyi's test (critical difference {self.critical_difference:.2f} "
-                        f"ranks) does not separate {best} from {', '.join(tied)}."
-                    )
+                others = list(self.ranks.index[1:])
+                apart = [m for m in others if nem.loc[best, m] < self.alpha]
+                cd = f"Nemenyi's test (critical difference {self.critical_difference:.2f} ranks)"
+                if not apart:
+                    parts.append(f"{cd} separates {best} from none of the others.")
+                elif len(apart) == len(others):
+                    parts.append(f"{cd} separates {best} from every other method.")
                 else:
-                    parts.append(
-                        f"Nemenyi's test (critical difference {self.critical_difference:.2f} "
-                        f"ranks) separates {best} from every other method."
-                    )
+                    parts.append(f"{cd} separates {best} only from {', '.join(apart)}.")
             else:
                 parts.append(
                     f"The Friedman test does not reject that all methods are equivalent "
@@ -209,8 +207,12 @@ class Comparison:
                 bits.append(f"significantly worse: {', '.join(worse)}")
             if better:
                 bits.append(f"significantly better: {', '.join(better)}")
-            if same:
+            if same and not (worse or better):
+                bits.append("no method differs significantly")
+            elif len(same) <= 3:
                 bits.append(f"not significantly different: {', '.join(same)}")
+            else:
+                bits.append(f"the {len(same)} others do not differ significantly")
             parts.append(text + "; ".join(bits) + ".")
         if self.left_out:
             parts.append("Left out: " + "; ".join(self.left_out) + ".")

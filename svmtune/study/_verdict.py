@@ -57,7 +57,9 @@ def _report_text(
     out = [f"# {name}: the verdict", ""]
     n_d = results["dataset"].nunique() if len(results) else 0
     n_m = results["method"].nunique() if len(results) else 0
-    out.append(f"{len(results)} cells stored ({status}): {n_d} data sets, {n_m} methods.")
+    splits = sorted(set(results.groupby("dataset")["split"].nunique())) if len(results) else []
+    per = f" x {splits[0]} splits" if len(splits) == 1 else ""
+    out.append(f"{len(results)} cells stored ({status}): {n_d} data sets{per}, {n_m} methods.")
     out.append("")
     if comparison is None:
         out += ["## Verdict", "", f"No comparison: {why_not}.", ""]
