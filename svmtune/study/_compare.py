@@ -139,6 +139,38 @@ class Comparison:
         out.index.name = "method"
         return out
 
+    def bayesian_signed_rank(
+        self, *, rope: float = 0.01, nsamples: int = 50000, random_state: int = 0
+    ) -> pd.DataFrame:
+        """Benavoli et al.'s Bayesian signed-rank test of every method against the baseline
+        over the data sets ("Time for a change", JMLR 2017), with baycomp (optional:
+        ``pip install baycomp``).
+
+        Returns one row per other method: ``p_better`` (its mean test error is lower than the
+        baseline's by more than ``rope``), ``p_rope`` (within ``rope``: practically
+        equivalent) and ``p_worse``. ``rope`` is in test-error units (0.01 = one point).
+        """
+        try:
+            from baycomp import SignedRankTest
+        except ImportError as exc:
+            raise ImportError(
+                "the Bayesian signed-rank test needs baycomp: pip install baycomp"
+            ) from exc
+        if not (isinstance(rope, float | int) and rope >= 0):
+            raise ValueError(f"rope must be a non-negative number; got {rope!r}")
+        base = (1.0 - self.errors[self.baseline]).to_numpy()
+        rows = []
+        for m in self.ranks.index:
+            if m == self.baseline:
+                continue
+            acc = (1.0 - self.errors[m]).to_numpy()
+            p = SignedRankTest.probs(
+                acc, base, rope=rope, nsamples=nsamples, random_state=random_state
+            )
+            better, eq, worse = (p[0], p[1], p[2]) if len(p) == 3 else (p[0], 0.0, p[1])
+            rows.append({"method": m, "p_better": better, "p_rope": eq, "p_worse": worse})
+        return pd.DataFrame(rows).set_index("method").astype(float)
+
     def significantly_different(self, a: str, b: str) -> bool | None:
         """Whether the Nemenyi test separates methods ``a`` and ``b`` at ``alpha`` (None when
         the test was not applicable)."""

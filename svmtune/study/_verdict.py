@@ -106,6 +106,19 @@ def _report_text(
                 markdown_table(w),
                 "",
             ]
+        if c.n_datasets >= 5:
+            try:
+                bayes = c.bayesian_signed_rank(rope=0.01)
+            except ImportError:
+                out += ["(Bayesian signed-rank test: `pip install baycomp` to add it.)", ""]
+            else:
+                out += [
+                    f"Bayesian signed-rank test against {c.baseline} (Benavoli et al. 2017, "
+                    "baycomp; region of practical equivalence: 1 point of test error):",
+                    "",
+                    markdown_table(bayes),
+                    "",
+                ]
         out += [
             "## Mean test error per data set [%]",
             "",

@@ -124,6 +124,29 @@ def test_a_method_truly_better_by_a_margin_ranks_first_and_is_significant():
     assert "better ranks first" in c.verdict() and "rejects" in c.verdict()
 
 
+def test_bayesian_signed_rank_against_the_baseline():
+    pytest.importorskip("baycomp")
+    rng = np.random.default_rng(3)
+    rows = [
+        dict(
+            dataset=f"d{d}",
+            split=0,
+            method=m,
+            status="ok",
+            test_error=0.2 + shift + rng.normal(0, 0.005),
+            cpu_s=1.0,
+        )
+        for d in range(12)
+        for m, shift in (("base", 0.0), ("worse", 0.05), ("same", 0.0))
+    ]
+    b = compare(pd.DataFrame(rows), baseline="base").bayesian_signed_rank(rope=0.01)
+    assert b.loc["worse", "p_worse"] > 0.95
+    assert b.loc["same", "p_rope"] > 0.95
+    assert np.allclose(b.sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match="rope must be a non-negative number; got -1"):
+        compare(pd.DataFrame(rows)).bayesian_signed_rank(rope=-1)
+
+
 def test_identical_methods_are_not_separated():
     rng = np.random.default_rng(1)
     rows = [
