@@ -55,6 +55,7 @@ _SUBMODULES = (
     "study",
     "svc",
     "tuners",
+    "verdict_plots",
 )
 
 

@@ -198,6 +198,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         study, figures = _study_files(args)
     if study is not None:
         url = study.storage_url(args.storage)
+        study.storage_ = url  # the study file's figures() read this database, as after a run
     elif args.storage:
         url = args.storage
     else:

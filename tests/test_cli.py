@@ -85,6 +85,13 @@ def test_run_writes_the_database_the_table_and_the_plots(study_file, tmp_path, c
     assert "Averages over the data sets" in out and "LOO2+grid" in out
     assert "Estim. err. [%] = 100 * (estimate - test error) / test error" in out
     assert "8/8" in err  # the progress bar: cells done / total
+    # the verdict: report.md with its figures; 2 data sets are too few for the tests
+    report = (outdir / "report.md").read_text()
+    assert "No Friedman test: 2 data sets (the tests across data sets need at least 5)" in report
+    for name in ("cd_diagram", "ecdf", "anytime_test_error_cpu", "anytime_normalized"):
+        assert (outdir / f"{name}.png").read_bytes()[:8] == PNG
+        assert f"]({name}.png)" in report
+    assert "report: results/tiny/report.md" in out
 
     # running again resumes: nothing left to run, the same table
     assert main(["run", str(study_file), "--no-progress"]) == 0

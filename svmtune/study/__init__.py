@@ -5,11 +5,13 @@ A study file ``studies/NAME.py`` defines a module-level ``study = Study(...)``;
 """
 
 from svmtune.study._cell import CellKey, CellRecord
+from svmtune.study._compare import Comparison, HypothesisTest, compare, normalized_scores
 from svmtune.study._curve import parameter_curve
 from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
 from svmtune.study._loading import load_study, load_study_module
 from svmtune.study._method import Method
 from svmtune.study._peer import PeerMethod
+from svmtune.study._profiles import anytime_profile, ecdf_profile, normalized_profile
 from svmtune.study._report import objective_labels, search_boxes, write_report
 from svmtune.study._results import (
     SummaryTable,
@@ -22,24 +24,32 @@ from svmtune.study._results import (
 )
 from svmtune.study._storage import Storage, StudyChangedError, default_storage_url
 from svmtune.study._study import Study, check_study_name
+from svmtune.study._verdict import write_verdict
 
 __all__ = [
     "PROTOCOLS",
     "CellKey",
     "CellRecord",
+    "Comparison",
+    "HypothesisTest",
     "Method",
     "PeerMethod",
     "Storage",
     "Study",
     "StudyChangedError",
     "SummaryTable",
+    "anytime_profile",
     "cell_seed",
+    "compare",
     "check_study_name",
     "default_storage_url",
+    "ecdf_profile",
     "format_summary",
     "load_study",
     "load_study_module",
     "method_means",
+    "normalized_profile",
+    "normalized_scores",
     "objective_labels",
     "parameter_curve",
     "pareto_mask",
@@ -49,4 +59,5 @@ __all__ = [
     "summary_long",
     "summary_table",
     "write_report",
+    "write_verdict",
 ]

@@ -25,6 +25,7 @@ from threadpoolctl import threadpool_limits
 
 from svmtune.objectives._evaluation import Status
 from svmtune.study._data import DatasetSpec, Splitter
+from svmtune.study._incumbent import incumbent_test_errors
 from svmtune.study._method import Method, study_box
 from svmtune.study._peer import PeerMethod, fit_peer, warm_up_peer
 from svmtune.tuners._box import box_record
@@ -154,16 +155,19 @@ def run_cell(task: CellTask) -> CellRecord:
         with threadpool_limits(limits=1, user_api="blas"):
             _warm_up(task.method, Xtr, ytr)
             t0 = time.perf_counter()
-            result = tuner.tune(
-                objective,
-                Xtr,
-                ytr,
-                kernel=task.method.kernel,
+            bound = objective.bind(Xtr, ytr, kernel=task.method.kernel)
+            result = tuner.tune_bound(
+                bound,
                 random_state=task.seed,
                 bounds=study_box(objective.search_space(task.method.kernel), task.bounds),
             )
             rec.test_error = float(result.best_classifier.error(Xte, yte))
             elapsed = time.perf_counter() - t0
+            # anytime curves: the test error of each incumbent, after the timed run (uncharged)
+            trace = result.trace.copy()
+            trace["incumbent_test_error"] = incumbent_test_errors(
+                trace, lambda p: bound.classifier(p).error(Xte, yte), final=rec.test_error
+            )
     except Exception as exc:  # a failed cell is recorded and the study goes on
         rec.status = str(Status.FAILED)
         rec.error = "".join(traceback.format_exception(exc)).strip()
@@ -191,7 +195,7 @@ def run_cell(task: CellTask) -> CellRecord:
     rec.kernel_evals, rec.iterations = int(cost.kernel_evals), int(cost.iterations)
     rec.n_evaluations = int(result.n_evaluations)
     rec.stopped_by = result.stopped_by
-    rec.trace = result.trace
+    rec.trace = trace
     if task.max_seconds is not None and (
         (limited and result.stopped_by == "max_seconds") or elapsed > task.max_seconds
     ):

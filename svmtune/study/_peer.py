@@ -289,6 +289,9 @@ def fit_peer(
         if scoring in (None, "accuracy") and _is_number(best_score):
             objective_value = 1.0 - float(best_score)  # type: ignore[arg-type]
         trace = _trace(results, n_splits, cpu_s)
+        trace["incumbent_test_error"] = _incumbent_errors(
+            est, results, trace, X_train, y_train, X_test, y_test, final=test_error
+        )
     return PeerOutcome(
         test_error=test_error,
         wall_s=wall_s,
@@ -298,6 +301,47 @@ def fit_peer(
         n_fits=n_fits,
         trace=trace,
     )
+
+
+def _incumbent_errors(
+    est: Any,
+    results: Mapping[str, Any],
+    trace: pd.DataFrame,
+    X_train: NDArray[np.float64],
+    y_train: NDArray[np.float64],
+    X_test: NDArray[np.float64],
+    y_test: NDArray[np.float64],
+    *,
+    final: float,
+) -> NDArray[np.float64]:
+    """The test error of each candidate's incumbent (after the timed fit, uncharged): the
+    search's base estimator refitted at the incumbent's parameters on the training part; the
+    last row is the search's answer. NaN for a search without a base ``estimator``."""
+    from joblib import parallel_config
+    from sklearn.base import clone
+
+    from svmtune.study._incumbent import incumbent_rows
+
+    rows = incumbent_rows(trace)
+    base = getattr(est, "estimator", None)
+    params = list(results["params"])
+    memo: dict[int, float] = {}
+    out = np.full(len(trace), np.nan)
+    for i, j in enumerate(rows):
+        if j < 0 or base is None or not hasattr(base, "fit"):
+            continue
+        if j not in memo:
+            try:
+                with warnings.catch_warnings(), parallel_config(backend="sequential"):
+                    warnings.simplefilter("ignore")
+                    model = clone(base).set_params(**params[j]).fit(X_train, y_train)
+                memo[j] = float(np.mean(np.asarray(model.predict(X_test)) != np.asarray(y_test)))
+            except Exception:
+                memo[j] = math.nan
+        out[i] = memo[j]
+    if len(out):
+        out[-1] = final
+    return out
 
 
 def warm_up_peer(method: PeerMethod, X: NDArray[np.float64], y: NDArray[np.float64]) -> None:

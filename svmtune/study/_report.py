@@ -83,8 +83,9 @@ def write_report(
     objectives: Mapping[str, str] | None = None,
 ) -> dict[str, Path]:
     """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv``, ``boxes.csv`` (the
-    box each method searched, :func:`search_boxes`) and the plots of
-    :func:`svmtune.plots.save_plots`.
+    box each method searched, :func:`search_boxes`), the plots of
+    :func:`svmtune.plots.save_plots`, and the verdict (:func:`~svmtune.study.write_verdict`:
+    ``report.md``, ``comparison.csv``, the critical-difference diagram, anytime profiles, ECDF).
 
     ``summary.csv`` is tidy: one row per method x data set, one named column per statistic
     (:func:`~svmtune.study.summary_long`); ``summary_by_method.csv`` holds one row per method,
@@ -109,6 +110,7 @@ def write_report(
         ``"summary_by_method"``, then one per plot).
     """
     from svmtune.plots import save_plots
+    from svmtune.study._verdict import write_verdict
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
@@ -128,4 +130,6 @@ def write_report(
     paths["boxes"] = out / "boxes.csv"
     for p in save_plots(results, traces, out, methods=methods, objectives=objectives):
         paths[p.stem] = p
+    # the verdict: report.md, comparison.csv, CD diagram, anytime profiles, ECDF
+    paths.update(write_verdict(results, traces, out, name=out.resolve().name, methods=methods))
     return paths

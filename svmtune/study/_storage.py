@@ -111,6 +111,7 @@ traces_table = sa.Table(
     sa.Column("cum_kernel_evals", sa.BigInteger),
     sa.Column("cum_iterations", sa.BigInteger),
     sa.Column("best_value", sa.Float),
+    sa.Column("incumbent_test_error", sa.Float),
 )
 
 CELL_COLUMNS = (
@@ -188,13 +189,17 @@ def _sqlite_begin(conn: sa.Connection) -> None:
 
 
 def _upgrade_schema(engine: Engine) -> None:
-    """Add the claim columns to a database written before workers could share it."""
+    """Add the claim columns to a database written before workers could share it, and the
+    traces' ``incumbent_test_error`` to one written before the anytime profiles."""
     have = {c["name"] for c in sa.inspect(engine).get_columns("cells")}
     with engine.begin() as conn:
         kinds = {"worker": "VARCHAR(200)", "heartbeat": "TIMESTAMP", "box": "TEXT"}
         for col, kind in kinds.items():
             if col not in have:
                 conn.exec_driver_sql(f"ALTER TABLE cells ADD COLUMN {col} {kind}")
+        traces = {c["name"] for c in sa.inspect(engine).get_columns("traces")}
+        if "incumbent_test_error" not in traces:  # added with the anytime profiles
+            conn.exec_driver_sql("ALTER TABLE traces ADD COLUMN incumbent_test_error FLOAT")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -667,7 +672,15 @@ class Storage:
         params = pd.DataFrame([json.loads(p) for p in df.pop("params")], index=df.index)
         params.columns = [f"param_{n}" for n in params.columns]
         df = pd.concat([df, params], axis=1)
-        for col in ("value", "best_value", "wall_s", "cpu_s", "cum_wall_s", "cum_cpu_s"):
+        for col in (
+            "value",
+            "best_value",
+            "incumbent_test_error",
+            "wall_s",
+            "cpu_s",
+            "cum_wall_s",
+            "cum_cpu_s",
+        ):
             df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
         return df
 
@@ -743,4 +756,5 @@ def _trace_rows(cell_id: int, trace: pd.DataFrame) -> Iterable[dict[str, Any]]:
             "cum_kernel_evals": _int(rec.get("cum_kernel_evals")),
             "cum_iterations": _int(rec.get("cum_iterations")),
             "best_value": _float(rec.get("best_value")),
+            "incumbent_test_error": _float(rec.get("incumbent_test_error")),
         }

@@ -15,6 +15,7 @@ from joblib import Parallel, delayed
 
 from svmtune._params import _jsonable
 from svmtune.study._cell import CellKey, CellRecord, CellTask, dump_task, run_payload
+from svmtune.study._compare import Comparison, compare
 from svmtune.study._data import (
     PROTOCOLS,
     DatasetSpec,
@@ -503,6 +504,32 @@ class Study:
             store.close()
         keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
         return _only(df, keys)
+
+    def compare(
+        self,
+        *,
+        baseline: str | None = None,
+        cost: str = "cpu_s",
+        missing: str = "drop",
+        alpha: float = 0.05,
+        storage: str | None = None,
+    ) -> Comparison:
+        """The verdict across data sets: average ranks, Friedman, Nemenyi and Wilcoxon-Holm
+        tests, wins/ties/losses against ``baseline``, normalized scores
+        (:func:`~svmtune.study.compare` on :meth:`results`; the options are its own).
+
+        Examples
+        --------
+        >>> study.compare(baseline="SVM 5-fold CV+grid").ranks  # doctest: +SKIP
+        """
+        return compare(
+            self.results(storage=storage),
+            methods=list(self.methods),
+            baseline=baseline,
+            cost=cost,
+            missing=missing,
+            alpha=alpha,
+        )
 
     def summary(self, *, storage: str | None = None) -> SummaryTable:
         """The papers' table: mean and sd per data set x method, averages, estimate error.

@@ -1,0 +1,563 @@
+"""The verdict of a study: which method wins across data sets, and is it significant?
+
+Demšar, "Statistical comparisons of classifiers over multiple data sets" (JMLR 2006): the unit
+of the tests is the *data set*. Each method's test error on a data set is its mean over the
+splits (the splits of one data set are not independent samples of the population of problems);
+the methods are ranked on each data set (1 = lowest mean test error, ties share the average
+rank); the Friedman test asks whether the average ranks differ more than chance allows; the
+Nemenyi post-hoc test compares every pair (critical difference of average ranks), and the
+Wilcoxon signed-rank test with Holm's step-down correction (García and Herrera 2008) compares
+each method with a baseline. The tests are scipy's and scikit-posthocs'.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["COST_COLUMNS", "MISSING_POLICIES", "Comparison", "HypothesisTest", "compare"]
+
+#: Cell columns a comparison can use as its cost.
+COST_COLUMNS = ("cpu_s", "wall_s", "kernel_evals", "iterations", "n_evaluations")
+#: What :func:`compare` does with a cell that did not finish ok (failed, timeout, not run).
+MISSING_POLICIES = ("drop", "worst")
+#: Fewest data sets for which the tests are run (Demšar's tables start there; with fewer the
+#: Friedman statistic's chi-square approximation and Wilcoxon's exact p-values cannot reach 5 %).
+MIN_DATASETS = 5
+
+
+@dataclass(frozen=True)
+class HypothesisTest:
+    """One test's outcome: ``statistic`` and ``pvalue``, or why it was not applicable."""
+
+    name: str
+    statistic: float = math.nan
+    pvalue: float = math.nan
+    applicable: bool = True
+    reason: str = ""
+
+    def __str__(self) -> str:
+        if not self.applicable:
+            return f"{self.name}: not applicable ({self.reason})"
+        return f"{self.name}: statistic {self.statistic:.4g}, p = {self.pvalue:.3g}"
+
+
+def _not_applicable(name: str, reason: str) -> HypothesisTest:
+    return HypothesisTest(name, applicable=False, reason=reason)
+
+
+@dataclass
+class Comparison:
+    """The comparison of a study's methods across data sets (see :func:`compare`).
+
+    Attributes
+    ----------
+    table : DataFrame
+        Data set x (method, stat): ``test_error`` mean and ``test_error_sd`` over the splits,
+        ``cost`` mean and ``cost_sd``, and ``n`` ok cells: every stored ok cell, before the
+        missing-cell policy.
+    errors : DataFrame
+        Data set x method: the mean test error over the splits the tests use (after the
+        missing-cell policy). The block every statistic below is computed on.
+    rank_table : DataFrame
+        Data set x method ranks of ``errors`` (1 = lowest, ties averaged).
+    ranks : Series
+        Method -> average rank over the data sets, lowest (best) first.
+    friedman : HypothesisTest
+        ``scipy.stats.friedmanchisquare`` on ``errors`` (needs 3 or more methods, 5 or more
+        data sets).
+    iman_davenport : HypothesisTest
+        Iman and Davenport's F form of the Friedman statistic (Demšar's recommendation).
+    posthoc : dict
+        ``"nemenyi"``: method x method adjusted p-values
+        (``scikit_posthocs.posthoc_nemenyi_friedman``); ``"wilcoxon_holm"``: per method other
+        than the baseline, the Wilcoxon signed-rank statistic, p-value and Holm-adjusted
+        p-value against the baseline. Empty DataFrames when not applicable.
+    critical_difference : float
+        Nemenyi's critical difference of average ranks at ``alpha`` (NaN when not applicable).
+    win_tie_loss : DataFrame
+        Per method other than the baseline, on how many data sets its mean test error is lower
+        (win), equal (tie) or higher (loss) than the baseline's.
+    normalized : DataFrame
+        Data set x method normalized score: 0 = the worst method's mean test error on that
+        data set, 1 = the best's (all methods equal: 1).
+    baseline, cost, alpha, missing : the options used.
+    left_out : list of str
+        What the tests left out, in words (missing cells, dropped data sets).
+    notes : list of str
+        Why a test was not applicable.
+    """
+
+    table: pd.DataFrame
+    errors: pd.DataFrame
+    rank_table: pd.DataFrame
+    ranks: pd.Series
+    friedman: HypothesisTest
+    iman_davenport: HypothesisTest
+    posthoc: dict[str, pd.DataFrame]
+    critical_difference: float
+    win_tie_loss: pd.DataFrame
+    normalized: pd.DataFrame
+    baseline: str
+    cost: str
+    alpha: float
+    missing: str
+    left_out: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def methods(self) -> list[str]:
+        """The compared methods, best average rank first."""
+        return list(self.ranks.index)
+
+    @property
+    def n_datasets(self) -> int:
+        """How many data sets the tests use."""
+        return int(self.errors.shape[0])
+
+    def summary(self) -> pd.DataFrame:
+        """One row per method (best average rank first): average rank, mean test error and
+        cost over the data sets the tests use, mean normalized score, and wins/ties/losses
+        against the baseline."""
+        cost = self.table.xs("cost", axis=1, level="stat").reindex(self.errors.index)
+        out = pd.DataFrame(
+            {
+                "avg_rank": self.ranks,
+                "test_error": self.errors.mean()[self.ranks.index],
+                self.cost: cost.mean()[self.ranks.index],
+                "normalized_score": self.normalized.mean()[self.ranks.index],
+            }
+        )
+        wtl = self.win_tie_loss.reindex(out.index)
+        for col in ("wins", "ties", "losses"):
+            out[col] = wtl[col].astype("Int64")
+        out.index.name = "method"
+        return out
+
+    def bayesian_signed_rank(
+        self, *, rope: float = 0.01, nsamples: int = 10000, random_state: int = 0
+    ) -> pd.DataFrame:
+        """Benavoli et al.'s Bayesian signed-rank test of every method against the baseline
+        over the data sets ("Time for a change", JMLR 2017), with baycomp (optional:
+        ``pip install baycomp``).
+
+        Returns one row per other method: ``p_better`` (its mean test error is lower than the
+        baseline's by more than ``rope``), ``p_rope`` (within ``rope``: practically
+        equivalent) and ``p_worse``. ``rope`` is in test-error units (0.01 = one point); the
+        probabilities are Monte Carlo estimates from ``nsamples`` Dirichlet draws (seeded).
+        """
+        try:
+            from baycomp import SignedRankTest
+        except ImportError as exc:
+            raise ImportError(
+                "the Bayesian signed-rank test needs baycomp: pip install baycomp"
+            ) from exc
+        if not (isinstance(rope, float | int) and rope >= 0):
+            raise ValueError(f"rope must be a non-negative number; got {rope!r}")
+        base = (1.0 - self.errors[self.baseline]).to_numpy()
+        rows = []
+        for m in self.ranks.index:
+            if m == self.baseline:
+                continue
+            acc = (1.0 - self.errors[m]).to_numpy()
+            p = SignedRankTest.probs(
+                acc, base, rope=rope, nsamples=nsamples, random_state=random_state
+            )
+            better, eq, worse = (p[0], p[1], p[2]) if len(p) == 3 else (p[0], 0.0, p[1])
+            rows.append({"method": m, "p_better": better, "p_rope": eq, "p_worse": worse})
+        return pd.DataFrame(rows).set_index("method").astype(float)
+
+    def significantly_different(self, a: str, b: str) -> bool | None:
+        """Whether the Nemenyi test separates methods ``a`` and ``b`` at ``alpha`` (None when
+        the test was not applicable)."""
+        nem = self.posthoc.get("nemenyi")
+        if nem is None or nem.empty:
+            return None
+        for m in (a, b):
+            if m not in nem.index:
+                raise ValueError(f"unknown method {m!r}; the comparison has {list(nem.index)}")
+        return bool(nem.loc[a, b] < self.alpha)
+
+    def verdict(self) -> str:
+        """The verdict in one paragraph of plain words."""
+        k, n = len(self.ranks), self.n_datasets
+        best = self.ranks.index[0]
+        parts = [
+            f"Over {n} data set{'s' if n != 1 else ''}, {k} methods ranked by mean test error "
+            f"(1 = best): {best} ranks first (average rank {self.ranks.iloc[0]:.2f})"
+        ]
+        if k > 1:
+            parts[0] += f", {self.ranks.index[-1]} last ({self.ranks.iloc[-1]:.2f})."
+        else:
+            parts[0] += "."
+        if self.friedman.applicable:
+            if self.friedman.pvalue < self.alpha:
+                parts.append(
+                    f"The Friedman test rejects that all methods are equivalent "
+                    f"(chi2 = {self.friedman.statistic:.2f}, p = {self.friedman.pvalue:.2g})."
+                )
+                nem = self.posthoc["nemenyi"]
+                others = list(self.ranks.index[1:])
+                apart = [m for m in others if nem.loc[best, m] < self.alpha]
+                cd = f"Nemenyi's test (critical difference {self.critical_difference:.2f} ranks)"
+                if not apart:
+                    parts.append(f"{cd} separates {best} from none of the others.")
+                elif len(apart) == len(others):
+                    parts.append(f"{cd} separates {best} from every other method.")
+                else:
+                    parts.append(f"{cd} separates {best} only from {', '.join(apart)}.")
+            else:
+                parts.append(
+                    f"The Friedman test does not reject that all methods are equivalent "
+                    f"(chi2 = {self.friedman.statistic:.2f}, p = {self.friedman.pvalue:.2g}): "
+                    "the differences in rank may be chance."
+                )
+        else:
+            parts.append(f"No Friedman test: {self.friedman.reason}.")
+        wil = self.posthoc.get("wilcoxon_holm")
+        if wil is not None and not wil.empty:
+            worse = [
+                m
+                for m in wil.index
+                if wil.loc[m, "pvalue_holm"] < self.alpha
+                and self.errors[m].mean() > self.errors[self.baseline].mean()
+            ]
+            better = [
+                m
+                for m in wil.index
+                if wil.loc[m, "pvalue_holm"] < self.alpha
+                and self.errors[m].mean() < self.errors[self.baseline].mean()
+            ]
+            same = [m for m in wil.index if m not in worse and m not in better]
+            text = f"Against {self.baseline} (Wilcoxon signed-rank, Holm-corrected): "
+            bits = []
+            if worse:
+                bits.append(f"significantly worse: {', '.join(worse)}")
+            if better:
+                bits.append(f"significantly better: {', '.join(better)}")
+            if same and not (worse or better):
+                bits.append("no method differs significantly")
+            elif len(same) <= 3:
+                bits.append(f"not significantly different: {', '.join(same)}")
+            else:
+                bits.append(f"the {len(same)} others do not differ significantly")
+            parts.append(text + "; ".join(bits) + ".")
+        if self.left_out:
+            parts.append("Left out: " + "; ".join(self.left_out) + ".")
+        return " ".join(parts)
+
+    def __repr__(self) -> str:
+        return (
+            f"Comparison({len(self.ranks)} methods, {self.n_datasets} data sets, "
+            f"baseline={self.baseline!r}, {self.friedman})"
+        )
+
+
+def _method_order(results: pd.DataFrame, methods: Sequence[str] | None) -> list[str]:
+    seen = list(dict.fromkeys(results["method"]))
+    if methods is None:
+        return seen
+    return [m for m in methods if m in seen]
+
+
+def _per_split(
+    results: pd.DataFrame, methods: list[str], missing: str
+) -> tuple[pd.DataFrame, list[str]]:
+    """(data set, split) x method test errors after the missing-cell policy; what was left out."""
+    ok = results[(results["status"] == "ok") & results["test_error"].notna()]
+    grid = ok.pivot_table(
+        index=["dataset", "split"], columns="method", values="test_error", aggfunc="mean"
+    )
+    all_keys = pd.MultiIndex.from_frame(
+        results[["dataset", "split"]].drop_duplicates().sort_values(["dataset", "split"])
+    )
+    grid = grid.reindex(index=all_keys, columns=methods)
+    left: list[str] = []
+    holes = grid.isna()
+    n_missing = int(holes.to_numpy().sum())
+    if n_missing:
+        by_method = holes.sum()
+        named = ", ".join(f"{m} {int(c)}" for m, c in by_method.items() if c)
+        if missing == "drop":
+            complete = ~holes.any(axis=1)
+            n_drop = int((~complete).sum())
+            left.append(
+                f"{n_missing} cells did not finish ok ({named}); the {n_drop} (data set, split) "
+                "pairs missing any method were dropped so that every method is compared on the "
+                "same splits"
+            )
+            grid = grid[complete]
+        else:  # "worst"
+            worst = grid.max(axis=1)
+            empty = worst.isna()
+            grid = grid[~empty]
+            fill = worst[~empty]
+            grid = grid.apply(lambda col: col.fillna(fill))
+            note = (
+                f"{n_missing} cells did not finish ok ({named}); each counts as the worst test "
+                "error of the other methods on its split"
+            )
+            if empty.any():
+                note += f" ({int(empty.sum())} splits where no method finished were dropped)"
+            left.append(note)
+    datasets = list(dict.fromkeys(results["dataset"]))
+    kept = set(grid.index.get_level_values("dataset"))
+    gone = [d for d in datasets if d not in kept]
+    if gone:
+        left.append(f"data sets with no split every method finished: {', '.join(gone)}")
+    return grid, left
+
+
+def _stats_table(results: pd.DataFrame, methods: list[str], cost: str) -> pd.DataFrame:
+    ok = results[results["status"] == "ok"]
+    datasets = list(dict.fromkeys(results["dataset"]))
+    stats = ["test_error", "test_error_sd", "cost", "cost_sd", "n"]
+    cols = pd.MultiIndex.from_product([methods, stats], names=["method", "stat"])
+    table = pd.DataFrame(np.nan, index=pd.Index(datasets, name="dataset"), columns=cols)
+    for (d, m), g in ok.groupby(["dataset", "method"], sort=False):
+        if m not in methods:
+            continue
+        c = pd.to_numeric(g[cost], errors="coerce")
+        table.loc[d, (m, "test_error")] = g["test_error"].mean()
+        table.loc[d, (m, "test_error_sd")] = g["test_error"].std(ddof=1)
+        table.loc[d, (m, "cost")] = c.mean()
+        table.loc[d, (m, "cost_sd")] = c.std(ddof=1)
+        table.loc[d, (m, "n")] = len(g)
+    for m in methods:
+        table[(m, "n")] = table[(m, "n")].fillna(0)
+    return table
+
+
+def normalized_scores(errors: pd.DataFrame) -> pd.DataFrame:
+    """Row-wise normalized score of a data set x method table of errors: 1 for the row's lowest,
+    0 for its highest, linear between; a row whose values are all equal scores 1; NaN stays.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> normalized_scores(pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.2], "c": [0.2, 0.2]}))
+         a    b    c
+    0  1.0  0.0  0.5
+    1  1.0  1.0  1.0
+    """
+    lo = errors.min(axis=1)
+    hi = errors.max(axis=1)
+    span = (hi - lo).where(hi > lo)
+    out = errors.rsub(hi, axis=0).div(span, axis=0)
+    flat = hi <= lo
+    out.loc[flat] = errors.loc[flat].notna().astype(float).where(errors.loc[flat].notna())
+    return out
+
+
+def _holm(pvalues: Sequence[float]) -> np.ndarray:
+    from statsmodels.stats.multitest import multipletests  # a dependency of scikit-posthocs
+
+    p = np.asarray(pvalues, dtype=float)
+    return np.asarray(multipletests(p, method="holm")[1], dtype=float)
+
+
+def compare(
+    results: pd.DataFrame,
+    *,
+    methods: Sequence[str] | None = None,
+    baseline: str | None = None,
+    cost: str = "cpu_s",
+    missing: str = "drop",
+    alpha: float = 0.05,
+) -> Comparison:
+    """Compare a study's methods across data sets (Demšar 2006; García and Herrera 2008).
+
+    Parameters
+    ----------
+    results : DataFrame
+        ``Study.results()`` (a row per cell: ``dataset``, ``split``, ``method``, ``status``,
+        ``test_error`` and the cost columns).
+    methods : sequence of str, optional
+        Which methods, in which order (default: all, in the order they appear).
+    baseline : str, optional
+        The method the Wilcoxon-Holm tests and the win/tie/loss counts compare with; default the
+        best-ranked method.
+    cost : str, default "cpu_s"
+        The cost column of ``table``: one of :data:`COST_COLUMNS`.
+    missing : {"drop", "worst"}, default "drop"
+        A cell that did not finish ok (failed, timeout, not stored): ``"drop"`` leaves out every
+        (data set, split) where some method is missing, so all methods are compared on the same
+        splits; ``"worst"`` counts it as the worst test error of the other methods on that
+        split. Either way :attr:`Comparison.left_out` says what happened.
+    alpha : float, default 0.05
+        Significance level of the verdict and of Nemenyi's critical difference.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [{"dataset": f"d{d}", "split": s, "method": m, "status": "ok",
+    ...          "test_error": 0.2 + 0.05 * i + rng.normal(0, 0.01), "cpu_s": 1.0}
+    ...         for d in range(8) for s in range(3) for i, m in enumerate(["a", "b", "c"])]
+    >>> c = compare(pd.DataFrame(rows))
+    >>> c.ranks.to_dict()
+    {'a': 1.0, 'b': 2.0, 'c': 3.0}
+    >>> bool(c.friedman.pvalue < 0.05)
+    True
+    """
+    if not isinstance(results, pd.DataFrame) or results.empty:
+        raise ValueError("compare() needs a study with stored cells; got no results")
+    need = {"dataset", "split", "method", "status", "test_error"}
+    if need - set(results.columns):
+        raise ValueError(f"results lack the columns {sorted(need - set(results.columns))}")
+    if missing not in MISSING_POLICIES:
+        raise ValueError(f"missing must be one of {list(MISSING_POLICIES)}; got {missing!r}")
+    if cost not in COST_COLUMNS or cost not in results.columns:
+        have = [c for c in COST_COLUMNS if c in results.columns]
+        raise ValueError(f"unknown cost {cost!r}; use one of {have}")
+    if not (isinstance(alpha, float | int) and 0 < alpha < 1):
+        raise ValueError(f"alpha must be in (0, 1); got {alpha!r}")
+    mnames = _method_order(results, methods)
+    if methods is not None:
+        unknown = [m for m in methods if m not in set(results["method"])]
+        if unknown:
+            raise ValueError(
+                f"no stored cells of method(s) {unknown}; stored: {sorted(set(results['method']))}"
+            )
+    if len(mnames) < 2:
+        raise ValueError(
+            f"compare() needs at least 2 methods; the study has {len(mnames)} ({mnames})"
+        )
+    if baseline is not None and baseline not in mnames:
+        raise ValueError(f"unknown baseline {baseline!r}; the methods are {mnames}")
+
+    results = results[results["method"].isin(mnames)]
+    table = _stats_table(results, mnames, cost)
+    per_split, left_out = _per_split(results, mnames, missing)
+    errors = per_split.groupby(level="dataset", sort=False).mean()
+    errors = errors.reindex(columns=mnames)
+    errors.index.name = "dataset"
+    errors.columns.name = "method"
+    if errors.empty:
+        raise ValueError(
+            "no data set has a split that every method finished ok: nothing to compare "
+            f"({'; '.join(left_out)})"
+        )
+    rank_table = errors.rank(axis=1, method="average")
+    ranks = rank_table.mean().sort_values(kind="stable")
+    ranks.name = "avg_rank"
+    if baseline is None:
+        baseline = str(ranks.index[0])
+    k, n = len(mnames), errors.shape[0]
+    notes: list[str] = []
+
+    friedman: HypothesisTest
+    iman: HypothesisTest
+    few = (
+        f"{n} data set{'s' if n != 1 else ''} (the tests across data sets need at least "
+        f"{MIN_DATASETS})"
+    )
+    if n < MIN_DATASETS:
+        friedman = _not_applicable("Friedman", few)
+        iman = _not_applicable("Iman-Davenport", few)
+    elif k < 3:
+        why = "2 methods: the Wilcoxon signed-rank test below is the test for a pair"
+        friedman = _not_applicable("Friedman", why)
+        iman = _not_applicable("Iman-Davenport", why)
+    else:
+        from scipy import stats
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            res = stats.friedmanchisquare(*(errors[m].to_numpy() for m in mnames))
+        chi2, p = float(res.statistic), float(res.pvalue)
+        if not math.isfinite(chi2):  # every data set ties every method
+            chi2, p = 0.0, 1.0
+            notes.append("every method ties on every data set: Friedman statistic 0")
+        friedman = HypothesisTest("Friedman", chi2, p)
+        denom = n * (k - 1) - chi2
+        if denom > 0:
+            f = (n - 1) * chi2 / denom
+            iman = HypothesisTest(
+                "Iman-Davenport", f, float(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
+            )
+        else:
+            iman = HypothesisTest("Iman-Davenport", math.inf, 0.0)
+    if not friedman.applicable:
+        notes.append(str(friedman))
+
+    posthoc: dict[str, pd.DataFrame] = {"nemenyi": pd.DataFrame(), "wilcoxon_holm": pd.DataFrame()}
+    cd = math.nan
+    if n >= MIN_DATASETS:
+        import scikit_posthocs as sp
+        from scipy.stats import studentized_range
+
+        if k >= 3:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                nem = sp.posthoc_nemenyi_friedman(errors.to_numpy())
+            nem.index = nem.columns = mnames
+            posthoc["nemenyi"] = nem.loc[list(ranks.index), list(ranks.index)]
+            q = float(studentized_range.ppf(1 - alpha, k, np.inf)) / math.sqrt(2)
+            cd = q * math.sqrt(k * (k + 1) / (6 * n))
+        else:
+            notes.append("Nemenyi: not applicable (2 methods: see the Wilcoxon test)")
+        posthoc["wilcoxon_holm"] = _wilcoxon_holm(errors, baseline)
+    else:
+        notes.append(f"Nemenyi and Wilcoxon: not applicable ({few})")
+
+    diff = errors.sub(errors[baseline], axis=0)
+    others = [m for m in ranks.index if m != baseline]
+    wtl = pd.DataFrame(
+        {
+            "wins": [int((diff[m] < 0).sum()) for m in others],
+            "ties": [int((diff[m] == 0).sum()) for m in others],
+            "losses": [int((diff[m] > 0).sum()) for m in others],
+        },
+        index=pd.Index(others, name="method"),
+    )
+    return Comparison(
+        table=table,
+        errors=errors,
+        rank_table=rank_table,
+        ranks=ranks,
+        friedman=friedman,
+        iman_davenport=iman,
+        posthoc=posthoc,
+        critical_difference=cd,
+        win_tie_loss=wtl,
+        normalized=normalized_scores(errors),
+        baseline=baseline,
+        cost=cost,
+        alpha=float(alpha),
+        missing=missing,
+        left_out=left_out,
+        notes=notes,
+    )
+
+
+def _wilcoxon_holm(errors: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """Wilcoxon signed-rank test of every method against ``baseline`` over the data sets,
+    zero differences split between the signs (Demšar 2006), Holm-corrected."""
+    from scipy import stats
+
+    rows = []
+    for m in errors.columns:
+        if m == baseline:
+            continue
+        d = (errors[m] - errors[baseline]).to_numpy()
+        if np.all(d == 0):
+            stat, p = 0.0, 1.0
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = stats.wilcoxon(d, zero_method="zsplit")
+            stat, p = float(res.statistic), float(res.pvalue)
+        rows.append({"method": m, "statistic": stat, "pvalue": p, "mean_diff": float(d.mean())})
+    out = pd.DataFrame(rows).set_index("method")
+    out["pvalue_holm"] = _holm(out["pvalue"].to_numpy())
+    return out
