@@ -5,7 +5,12 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["inner_products", "squared_distances", "squared_norms"]
+__all__ = ["DISTANCE_ROUNDOFF", "inner_products", "squared_distances", "squared_norms"]
+
+DISTANCE_ROUNDOFF = 8.0 * float(np.finfo(np.float64).eps)
+"""``|x|^2 + |z|^2 - 2 x.z`` is round-off below ``DISTANCE_ROUNDOFF (|x|^2 + |z|^2)``: such a
+squared distance is taken as 0, so duplicated rows are at distance 0 (a kernel value of
+exactly 1, not ``1 - gamma 1e-16``), wherever a distance is computed this way."""
 
 #: Beyond this squared norm, ``sq_i + sq_j - 2 x_i.x_j`` may overflow float64.
 _MAX_SQUARED_NORM = np.finfo(np.float64).max / 8
@@ -29,7 +34,8 @@ def _check_finite(
 def squared_distances(
     X: NDArray[np.float64], Z: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
-    """``D[i, j] = ||X[i] - Z[j]||^2`` (``Z = X`` when omitted), clipped at 0.
+    """``D[i, j] = ||X[i] - Z[j]||^2`` (``Z = X`` when omitted); round-off is 0
+    (:data:`DISTANCE_ROUNDOFF`).
 
     Uses the expansion ``|x|^2 + |z|^2 - 2 x.z`` (one matrix product); when ``Z`` is omitted the
     result is exactly symmetric with an exactly zero diagonal. ValueError if float64 overflows
@@ -45,7 +51,7 @@ def squared_distances(
         D += xx[:, None]
         D += zz[None, :]
     _check_finite(D, "squared distances", X, Z)
-    np.maximum(D, 0.0, out=D)
+    D[D <= DISTANCE_ROUNDOFF * (xx[:, None] + zz[None, :])] = 0.0
     if same:
         np.fill_diagonal(D, 0.0)
         D = 0.5 * (D + D.T)

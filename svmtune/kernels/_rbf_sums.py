@@ -14,6 +14,8 @@ import numpy as np
 from numba import get_num_threads, njit, prange
 from numpy.typing import NDArray
 
+from svmtune.kernels._distances import DISTANCE_ROUNDOFF
+
 __all__ = [
     "exp_nonpositive",
     "rbf_block_sums",
@@ -28,16 +30,20 @@ NET_SUMS_TILE = 256
 _LN2_HI = 6.93147180369123816490e-01
 _LN2_LO = 1.90821492927058770002e-10
 _LOG2E = 1.4426950408889634
+_TWO_M64 = 2.0**-64
 
 
 @njit(cache=True, nogil=True)
 def _exp_nonpositive(x, out, bits):  # pragma: no cover - compiled
-    """out[i] = exp(x[i]) for x[i] <= 0 (x < -708 gives 0 up to 3e-308).
+    """out[i] = exp(x[i]) for x[i] <= 0, subnormal results and the underflow to 0 included.
 
-    ``out`` must not alias ``x``: the compiler then cannot vectorize the loop (2.7x slower)."""
+    ``out`` must not alias ``x``: the compiler then cannot vectorize the loop (2.7x slower).
+    Below ``x = -708`` the power of two ``2**k`` is no longer a normal float: the result is
+    built as ``p 2**(k + 64)`` and then scaled by ``2**-64``, which rounds it to the subnormal
+    (or to 0 below about -745) as the C library's exp does."""
     n = x.size
     for i in range(n):
-        xi = max(x[i], -708.0)
+        xi = max(x[i], -746.0)
         k = np.floor(xi * _LOG2E + 0.5)
         r = (xi - k * _LN2_HI) - k * _LN2_LO  # |r| <= ln2 / 2
         # Taylor polynomial of degree 13: remainder below 0.347^14 / 14! ~ 4e-18
@@ -55,8 +61,9 @@ def _exp_nonpositive(x, out, bits):  # pragma: no cover - compiled
         p = p * r + 0.5
         p = p * r + 1.0
         p = p * r + 1.0
-        out[i] = p
-        bits[i] = (np.int64(k) + 1023) << 52  # the float 2**k
+        tiny = k < -1000.0
+        out[i] = p * (_TWO_M64 if tiny else 1.0)
+        bits[i] = (np.int64(k + 64.0 if tiny else k) + 1023) << 52  # the float 2**k (or k+64)
     scale = bits[:n].view(np.float64)
     for i in range(n):
         out[i] *= scale[i]
@@ -153,7 +160,7 @@ def _net_tiles(XT, sq, gamma, WT, tiles, tile, SC):  # pragma: no cover - compil
                 a = arg[:k]
                 for j in range(k):
                     dist = si + sj[j] - 2.0 * p[j]
-                    a[j] = -gamma * dist if dist > 0.0 else 0.0
+                    a[j] = -gamma * dist if dist > DISTANCE_ROUNDOFF * (si + sj[j]) else 0.0
                 e = row[:k]
                 _exp_nonpositive(a, e, bits)
                 off = js - j0

@@ -17,7 +17,7 @@ class ThresholdResult(NamedTuple):
     n_correct: int
 
 
-def best_threshold(nu: ArrayLike, y: ArrayLike) -> ThresholdResult:
+def best_threshold(nu: ArrayLike, y: ArrayLike, *, resolution: ArrayLike = 0.0) -> ThresholdResult:
     """The threshold ``beta0`` maximising the number of points with ``y_j (nu_j + beta0) > 0``.
 
     Fischetti (2016), Algorithm 1, with the scan order corrected: as ``beta0`` grows past
@@ -27,7 +27,10 @@ def best_threshold(nu: ArrayLike, y: ArrayLike) -> ThresholdResult:
     breakpoints are candidates: ``beta0`` is put in the middle of the winning gap, or, for the two
     unbounded gaps, half the breakpoints' spread (at least 0.5) beyond the outermost breakpoint.
     Ties between gaps go to the smallest ``beta0`` (the first found, as in the paper).
-    O(p log p).
+    O(p log p). Two consecutive breakpoints no farther apart than the larger of their
+    ``resolution`` (the round-off of each signal) are one breakpoint: a gap that narrow is
+    round-off, not a threshold between two points (duplicated rows with both labels have equal
+    signals in exact arithmetic).
 
     Parameters
     ----------
@@ -35,6 +38,8 @@ def best_threshold(nu: ArrayLike, y: ArrayLike) -> ThresholdResult:
         Net signals.
     y : array of shape (p,)
         Labels in {-1, +1}.
+    resolution : float or array of shape (p,), default 0.0
+        The round-off of each signal.
 
     Examples
     --------
@@ -47,16 +52,18 @@ def best_threshold(nu: ArrayLike, y: ArrayLike) -> ThresholdResult:
     y = np.asarray(y, dtype=np.float64).ravel()
     if nu.shape != y.shape or nu.size == 0:
         raise ValueError(f"nu and y must be non-empty and of equal length; got {nu.size}, {y.size}")
-    beta0, n_correct = best_thresholds(nu[None, :], y)
+    res = np.broadcast_to(np.asarray(resolution, dtype=np.float64), nu.shape)
+    beta0, n_correct = best_thresholds(nu[None, :], y, resolution=res[None, :])
     return ThresholdResult(float(beta0[0]), int(n_correct[0]))
 
 
 def best_thresholds(
-    nu: NDArray[np.float64], y: NDArray[np.float64]
+    nu: NDArray[np.float64], y: NDArray[np.float64], *, resolution: ArrayLike = 0.0
 ) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     """:func:`best_threshold` for every row of ``nu`` (shape (G, p)) at once, vectorized.
 
-    LOO_3 calls it once with one row per value of ``alpha+``.
+    LOO_3 calls it once with one row per value of ``alpha+``; ``resolution`` broadcasts to
+    the shape of ``nu``.
     """
     G, p = nu.shape
     c = -nu
@@ -69,7 +76,10 @@ def best_thresholds(
     n_ok = np.empty((G, p + 1))
     n_ok[:, 0] = n_neg
     n_ok[:, 1:] = np.cumsum(ys > 0, axis=1) + (n_neg - np.cumsum(ys < 0, axis=1))
-    n_ok[:, 1:p][cs[:, :-1] == cs[:, 1:]] = -1.0
+    rs = np.take_along_axis(
+        np.broadcast_to(np.asarray(resolution, dtype=np.float64), nu.shape), order, axis=1
+    )
+    n_ok[:, 1:p][cs[:, 1:] - cs[:, :-1] <= np.maximum(rs[:, 1:], rs[:, :-1])] = -1.0
     k = np.argmax(n_ok, axis=1)  # first maximum: the smallest beta0 among ties
     rows = np.arange(G)
     lo, hi = cs[:, 0], cs[:, -1]

@@ -31,8 +31,10 @@ class ExactLOO(Objective):
 
     - one solve on all points, over one Gram matrix (kernel rows computed on demand and cached
       when the matrix exceeds ``memory_budget``);
-    - the sufficiency checks settle the points with ``alpha_r = 0``, those misclassified at the
-      full solution (leave-one-out errors) and those passing Joachims' xi-alpha check;
+    - the sufficiency checks that hold on every input settle the points with ``alpha_r = 0``
+      (the bias taken over the other points) and those misclassified at the full solution by
+      more than ``tol`` (leave-one-out errors); Joachims' xi-alpha check is not used (it fails
+      when the solution without the point has no free support vector);
     - every other point is retrained without it from the full solution (its ``alpha_r`` moved
       onto other points of its class), stopped by the eps-KKT gap (``stopping="kkt"``) or, with
       ``stopping="franc"``, as soon as the bound ``F(alpha, b*) < H(beta)`` certifies the sign
@@ -40,8 +42,14 @@ class ExactLOO(Objective):
       when fewer than half of the first ``efficiency_points`` retrains are certified early,
       the rest run with the eps-KKT stop only (``info["stopping_used"] == "kkt"``).
 
+    The left-out decisions use LIBSVM's bias convention at the optimum (the one optimal bias
+    when a support vector is free, else the midpoint of the interval of optimal biases); a
+    decision the eps-KKT stop leaves within ``tol`` of zero is refined at tighter tolerances,
+    and a tie at zero counts as ``+1``. The value equals retraining once per point
+    (property-tested over the whole default box).
+
     ``Evaluation.info`` holds the counts: ``errors``, ``settled_alpha_zero``,
-    ``settled_misclassified``, ``settled_xi_alpha``, ``retrained``, ``certified``,
+    ``settled_misclassified``, ``retrained``, ``refined``, ``certified``,
     ``prec_percent`` (certified / retrained under Franc's stop), ``efficiency_certified``,
     ``stopping_used``, ``max_iter_reached``, ``kernel_rows`` (kernel columns read by the solves,
     the paper's KerEval) and ``retrain_iterations``. The cost's ``kernel_evals`` counts the kernel

@@ -24,12 +24,34 @@ _MODELS = ("loo1", "loo2", "loo3", "naive")
 _DEFAULT_ALPHA_GRID = tuple(i / 10 for i in range(11))
 
 
+SIGNAL_ROUNDOFF = 64.0
+"""The round-off of point ``j``'s net signal ``a+ nu+_j - a- nu-_j`` is taken as
+``SIGNAL_ROUNDOFF n eps (a+ |nu+_j| + a- |nu-_j|)`` (sums of ``n`` kernel values in some
+order). Two signals closer than the larger of their round-offs are equal (duplicated rows with
+both labels have equal signals in exact arithmetic, and a threshold between them would count
+both right); for LOO_1, a signal within its round-off of zero is zero (wrong)."""
+
+
+def signal_resolution(
+    nu_pos: NDArray[np.float64],
+    nu_neg: NDArray[np.float64],
+    a_pos: float | NDArray[np.float64],
+    a_neg: float | NDArray[np.float64],
+) -> NDArray[np.float64]:
+    """The round-off of each net signal (:data:`SIGNAL_ROUNDOFF`); broadcasts over ``a``."""
+    n = nu_pos.shape[0]
+    eps = float(np.finfo(np.float64).eps)
+    return SIGNAL_ROUNDOFF * n * eps * (a_pos * np.abs(nu_pos) + a_neg * np.abs(nu_neg))
+
+
 class LOOEstimate(Objective):
     """Fischetti's leave-one-out estimate of the misclassification rate (no C, no QP).
 
     With the *net signal* ``nu_j = sum_{i != j} alpha_i y_i k(x_j, x_i)``, point ``j`` counts as
-    right iff ``y_j (nu_j + beta0) > 0``. The value is the fraction of training points counted
-    wrong at the model's optimal ``alpha`` and ``beta0``:
+    right iff ``y_j (nu_j + beta0) > 0``; signals within round-off of each other (or of zero)
+    are equal (:data:`SIGNAL_ROUNDOFF`), so duplicated rows with both labels are never split.
+    The value is the fraction of training points counted wrong at the model's optimal
+    ``alpha`` and ``beta0``:
 
     - ``"loo1"``: all ``alpha_i = 1``, ``beta0 = 0``: the exact leave-one-out error of that rule;
     - ``"loo2"``: all ``alpha_i = 1``, best ``beta0`` (Algorithm 1, scan order corrected);
@@ -200,14 +222,20 @@ class _BoundLOO(BoundObjective):
         y = self.y
         if self.model == "loo1":
             nu = nu_pos - nu_neg
-            return 1.0, 1.0, 0.0, int(np.count_nonzero(y * nu > 0)), evals
+            r = signal_resolution(nu_pos, nu_neg, 1.0, 1.0)
+            return 1.0, 1.0, 0.0, int(np.count_nonzero(y * nu > r)), evals
         if self.model in ("loo2", "naive"):
-            res = best_threshold(nu_pos - nu_neg, y)
+            r = signal_resolution(nu_pos, nu_neg, 1.0, 1.0)
+            res = best_threshold(nu_pos - nu_neg, y, resolution=r)
             return 1.0, 1.0, res.beta0, res.n_correct, evals
-        a = self.alpha_grid
-        beta0s, counts = best_thresholds(a[:, None] * nu_pos - (1.0 - a)[:, None] * nu_neg, y)
+        a = self.alpha_grid[:, None]
+        beta0s, counts = best_thresholds(
+            a * nu_pos - (1.0 - a) * nu_neg,
+            y,
+            resolution=signal_resolution(nu_pos, nu_neg, a, 1.0 - a),
+        )
         g = int(np.argmax(counts))  # first best on ties
-        return float(a[g]), 1.0 - float(a[g]), float(beta0s[g]), int(counts[g]), evals
+        return float(a[g, 0]), 1.0 - float(a[g, 0]), float(beta0s[g]), int(counts[g]), evals
 
     def _evaluate(self, params: dict[str, float]) -> Outcome:
         kp = self.kernel_params(params)

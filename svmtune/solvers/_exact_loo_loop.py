@@ -65,34 +65,32 @@ _i8_1d = types.int64[::1]
 
 
 @njit(cache=True, nogil=True)
-def _bias(y, C, alpha, G, r):  # pragma: no cover - compiled
-    """LIBSVM's bias over all variables but ``r`` (mean over free ones, else the midpoint)."""
+def _bias(y, G, r, z):  # pragma: no cover - compiled
+    """The bias over all points but ``r``: the midpoint of the biases that minimise the primal
+    value at the current ``alpha`` (see :func:`svmtune.solvers.exact_loo.midpoint_biases`).
+
+    The hinge sum's slope in ``b`` is ``#{v_t < b} - P`` with ``v_t = -y_t G_t`` and ``P`` the
+    positives, so the minimisers are ``[v_(P), v_(P+1)]`` (order statistics). At the optimum this
+    is LIBSVM's bias (the one ``b`` when a support vector is free, else the midpoint of the
+    interval of optimal biases); near it, unlike LIBSVM's mean over the free variables, it does
+    not jump when a variable sits a hair away from its bound."""
     n = y.shape[0]
-    s = 0.0
-    nf = 0
-    hi = -np.inf
-    lo = np.inf
+    m = 0
+    P = 0
     for t in range(n):
         if t == r:
             continue
-        v = -y[t] * G[t]
-        a = alpha[t]
-        if 0.0 < a < C:
-            s += v
-            nf += 1
-        up = (a < C) if y[t] > 0.0 else (a > 0.0)
-        low = (a > 0.0) if y[t] > 0.0 else (a < C)
-        if up and v > hi:
-            hi = v
-        if low and v < lo:
-            lo = v
-    if nf > 0:
-        return s / nf
-    if hi == -np.inf:
-        return lo
-    if lo == np.inf:
-        return hi
-    return 0.5 * (hi + lo)
+        z[m] = -y[t] * G[t]
+        m += 1
+        if y[t] > 0.0:
+            P += 1
+    part = np.partition(z[:m], P - 1)
+    lo = part[P - 1]
+    hi = np.inf
+    for t in range(P, m):
+        if part[t] < hi:
+            hi = part[t]
+    return 0.5 * (lo + hi)
 
 
 @njit(cache=True, nogil=True)
@@ -283,14 +281,14 @@ def retrain_one(
                         best = obj
                         j = t
         if i < 0 or j < 0 or gmax - gmin < tol:
-            b = _bias(y, C, alpha, G, r)
+            b = _bias(y, G, r, z)
             return yr * (G[r] + 1.0) + b, KKT, iters, rows
         if franc and iters % CHECK_EVERY == 0:
             F, bstar = _primal_best_b(y, C, alpha, G, r, z)
             if F < H - MARGIN * (abs(F) + abs(H)):
                 return yr * (G[r] + 1.0) + bstar, CERTIFIED, iters, rows
         if iters >= max_iter:
-            b = _bias(y, C, alpha, G, r)
+            b = _bias(y, G, r, z)
             return yr * (G[r] + 1.0) + b, MAX_ITER, iters, rows
         # ---- the two-variable update -------------------------------------------------------
         Ki = K[i]

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, types
 from numpy.typing import NDArray
 
-from svmtune.kernels._distances import squared_norms
+from svmtune.kernels._distances import DISTANCE_ROUNDOFF, squared_norms
 
 __all__ = ["rbf_gram", "squared_norms"]
 
@@ -28,7 +28,8 @@ _TILE = 64
     nogil=True,
 )
 def _exponents_from_products(P, sq, gamma):  # pragma: no cover - compiled
-    """``P_ij <- -gamma max(sq_i + sq_j - 2 P_ij, 0)`` from the upper triangle, mirrored."""
+    """``P_ij <- -gamma (sq_i + sq_j - 2 P_ij)`` from the upper triangle, mirrored; 0 where the
+    squared distance is round-off (``DISTANCE_ROUNDOFF``)."""
     n = P.shape[0]
     for i0 in range(0, n, _TILE):
         i1 = min(i0 + _TILE, n)
@@ -39,7 +40,7 @@ def _exponents_from_products(P, sq, gamma):  # pragma: no cover - compiled
                 row = P[i]
                 for j in range(max(j0, i + 1), j1):
                     d = si + sq[j] - 2.0 * row[j]
-                    row[j] = -gamma * d if d > 0.0 else 0.0
+                    row[j] = -gamma * d if d > DISTANCE_ROUNDOFF * (si + sq[j]) else 0.0
             for i in range(i0, i1):
                 for j in range(max(j0, i + 1), j1):
                     P[j, i] = P[i, j]

@@ -37,6 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, types
 
+from svmtune.kernels._distances import DISTANCE_ROUNDOFF
 from svmtune.kernels._rbf_sums import _exp_nonpositive
 
 __all__ = [
@@ -265,7 +266,7 @@ def _compute_row(
         for idx in range(cnt):
             t = order[idx] if partial else idx
             dist = sr + sq[t] - 2.0 * row[t]
-            arg[idx] = -gamma * dist if dist > 0.0 else 0.0
+            arg[idx] = -gamma * dist if dist > DISTANCE_ROUNDOFF * (sr + sq[t]) else 0.0
         _exp_nonpositive(arg, val, bits)  # vectorized: 2.5x faster than a libm call each
         if partial:
             for idx in range(cnt):

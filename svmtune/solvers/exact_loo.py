@@ -5,16 +5,27 @@ retrains without each remaining point from an alpha-seeded start, stopped either
 gap (``"kkt"``, the paper's baseline) or as soon as the sign of the left-out decision is
 certified (``"franc"``, Algorithm 3; the compiled loop is :mod:`svmtune.solvers._exact_loo_loop`).
 
-The sufficiency checks (the paper's Table 1), applied to the solution on all points:
+Every left-out decision is the one of the SVM trained without the point, with LIBSVM's bias
+convention at the optimum: the one optimal bias when a support vector is free, else the
+midpoint of the interval of optimal biases (:func:`midpoint_biases`). Only shortcuts valid on
+every input settle a point without retraining it (the paper's Table 1, checks 1 and 2):
 
-1. ``alpha_r = 0``: that solution stays optimal without ``r``; its decision at ``x_r`` is the
-   left-out decision;
-2. ``alpha_r > 0`` and ``x_r`` misclassified (``y_r f(x_r) < 0``): leaving ``r`` out cannot
-   move its decision to the right side, so it is a leave-one-out error;
-3. Joachims' xi-alpha check: when some ``0 < alpha_i < C`` (a stable solution) and
-   ``2 alpha_r R^2 + xi_r < 1``, with ``R^2 = max_i K_ii - min_ij K_ij`` (a bound on
-   ``k(x, x) - k(x, x')`` over the training points) and ``xi_r = max(0, 1 - y_r f(x_r))``,
-   the left-out point is classified right.
+1. ``alpha_r = 0``: the solution on all points stays optimal without ``r``; the left-out
+   decision is its decision at ``x_r`` with the bias taken over the other points (without a
+   free support vector the bias is an interval, and leaving out a point that ends it moves it);
+2. ``alpha_r > 0`` and ``x_r`` misclassified by more than ``tol`` (``y_r f(x_r) < -tol``): for
+   any optimal solutions with and without ``r``, ``r``'s hinge loss is at least as large
+   without it (add the two optimality inequalities), so it stays misclassified.
+
+Joachims' xi-alpha check (the paper's check 3) is not used: it assumes the bias does not move
+when ``r`` leaves, which fails when the solution without ``r`` has no free support vector (every
+alpha at a bound, small ``C``): there the bias is an interval whose midpoint moves, and the
+check settled points that retraining misclassifies. The points it used to settle are retrained
+instead; Franc's bound certifies most of them at the seeded start, before any SMO step.
+
+A decision the eps-KKT stop leaves within ``tol`` of zero (check 1 or a retrain) is not trusted:
+that retrain goes on at tolerances 1000 times tighter (Franc's bound on under ``"franc"``) until
+its sign is certified or clear of the tolerance (``counts["refined"]``).
 """
 
 from __future__ import annotations
@@ -35,7 +46,7 @@ from svmtune.solvers import _exact_loo_loop, _smo_loop
 from svmtune.solvers.kernel_rows import FullGram, KernelRows
 from svmtune.solvers.smo import SMO, SMOResult, SMORun, decision_from_gradient
 
-__all__ = ["EFFICIENCY_POINTS", "ExactLOOResult", "Stopping", "exact_loo"]
+__all__ = ["EFFICIENCY_POINTS", "ExactLOOResult", "Stopping", "exact_loo", "midpoint_biases"]
 
 Stopping = Literal["franc", "kkt"]
 _STOPPINGS = ("franc", "kkt")
@@ -51,7 +62,7 @@ waits ``min(n, 1000)`` steps, but a retrain starts next to its optimum, where mo
 a bound stay there."""
 
 #: ``settled_by`` codes of :class:`ExactLOOResult`.
-ALPHA_ZERO, MISCLASSIFIED, XI_ALPHA, RETRAINED = 0, 1, 2, 3
+ALPHA_ZERO, MISCLASSIFIED, RETRAINED = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -66,10 +77,10 @@ class ExactLOOResult:
     wrong : ndarray of bool, shape (n,)
         Which points are leave-one-out errors.
     decision : ndarray of shape (n,)
-        The left-out decision value at each point where it was computed (checks 1 and 2 and
-        every retrain); NaN where the xi-alpha check settled only its sign.
+        The left-out decision value at each point (check 1 and every retrain); for check 2, the
+        decision at ``x_r`` of the solution on all points (the left-out one is farther below).
     settled_by : ndarray of int, shape (n,)
-        0 ``alpha_r = 0``, 1 misclassified at the full solution, 2 xi-alpha check, 3 retrained.
+        0 ``alpha_r = 0``, 1 misclassified at the full solution, 2 retrained.
     status : ndarray of int, shape (n,)
         For retrained points: 0 eps-KKT stop, 1 certified by Franc's bound, 2 ``max_iter``;
         -1 for settled points.
@@ -79,7 +90,8 @@ class ExactLOOResult:
         ``"kkt"`` when the efficiency test switched Franc's stop off (or nothing was retrained
         under it), else ``stopping``.
     counts : dict
-        ``settled_alpha_zero``, ``settled_misclassified``, ``settled_xi_alpha``, ``retrained``,
+        ``settled_alpha_zero``, ``settled_misclassified``, ``retrained``, ``refined``
+        (retrains whose decision came within ``tol`` of zero and went on at tighter tolerances),
         ``certified`` (retrains stopped by Franc's bound), ``prec_percent`` (certified / retrained
         under Franc's stop, the paper's "Prec %"), ``efficiency_certified`` (of the first
         ``M`` points), ``max_iter_reached``, ``iterations`` (full solve + retrains),
@@ -274,7 +286,7 @@ def _retrain_shrinking(
             # (made above), not after min(n, 1000) as an SMO from scratch
             sr._state[_smo_loop.COUNTER] = 1
             sr.run()
-            dec[k] = float(y[r] * (sr.gradient[r] + 1.0) + sr.bias())
+            dec[k] = _left_out_decision(y, sr.gradient, r)
             status[k] = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER
             iters[k] = it + sr.iterations
             reads = -(-(store.read - read0) // n)
@@ -291,6 +303,147 @@ def _retrain_shrinking(
                 delayed(run)(int(lo), int(hi))
                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
             )
+    return dec, status, iters, rows
+
+
+def midpoint_biases(
+    y: NDArray[np.float64], G: NDArray[np.float64], without: NDArray[np.int64] | None = None
+) -> NDArray[np.float64]:
+    """The bias of a dual solution, over all points or over all points but one.
+
+    For a fixed ``alpha`` (gradient ``G = Q alpha - e``) the primal value's hinge sum has slope
+    ``#{v_t < b} - P`` in ``b``, with ``v_t = -y_t G_t`` and ``P`` the positives; its minimisers
+    are ``[v_(P), v_(P+1)]`` (order statistics), and the bias is their midpoint. At the optimum
+    this is LIBSVM's convention: the one optimal bias when a support vector is free, else the
+    midpoint of the interval of optimal biases. Near the optimum it moves with ``G`` only,
+    whereas LIBSVM's mean over the free variables jumps when an eps-optimal ``alpha`` leaves a
+    variable a hair away from a bound that the optimum has it on.
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        Labels in {-1, +1}.
+    G : array of shape (n,)
+        The gradient of the dual at the solution.
+    without : array of int, optional
+        Points ``r``: entry ``k`` of the result is the bias over all points but ``without[k]``.
+
+    Returns
+    -------
+    ndarray
+        One bias (shape ``(1,)``) when ``without`` is None, else one per point of ``without``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.array([1.0, 1.0, -1.0, -1.0])
+    >>> G = np.array([-0.5, -0.2, -0.1, 0.4])    # v = -y G = [0.5, 0.2, -0.1, 0.4]
+    >>> midpoint_biases(y, G).round(12).tolist()    # between the 2nd and 3rd smallest v
+    [0.3]
+    >>> midpoint_biases(y, G, np.array([1])).round(12).tolist()   # P = 1 without point 1
+    [0.15]
+    """
+    v = -y * G
+    order = np.argsort(v, kind="stable")
+    s = v[order]
+    P = int(np.sum(y > 0.0))
+    if without is None:
+        return np.array([0.5 * (s[P - 1] + s[P])])
+    rank = np.empty(v.size, dtype=np.int64)
+    rank[order] = np.arange(v.size)
+    r = np.asarray(without, dtype=np.int64)
+    Pr = P - (y[r] > 0.0).astype(np.int64)
+    rr = rank[r]
+    lo = s[Pr - 1 + (rr <= Pr - 1)]
+    hi = s[Pr + (rr <= Pr)]
+    return 0.5 * (lo + hi)
+
+
+def _left_out_decision(y: NDArray[np.float64], G: NDArray[np.float64], r: int) -> float:
+    """The decision at ``x_r`` of a solution without ``r`` (its gradient covers ``r`` too)."""
+    b = midpoint_biases(y, G, np.array([r]))[0]
+    return float(y[r] * (G[r] + 1.0) + b)
+
+
+REFINE_FACTOR = 1e-3
+"""Each refinement of an unsure left-out decision divides the KKT tolerance by 1000."""
+
+REFINE_FLOOR = 1e-12
+"""The tightest KKT tolerance a refinement asks for, relative to ``max(1, C max_i K_ii)`` (the
+size of the gradient's terms, whose round-off is about ``1e-16 n`` times it)."""
+
+TIE = 1e-8
+"""A left-out decision within ``TIE max(1, C max_i K_ii)`` of zero, not certified by Franc's
+bound, is a tie: its sign is round-off (an SVM through ``x_r`` is optimal, as when leaving one
+point out makes the problem symmetric), and it counts as ``+1`` (decision ``0``)."""
+
+
+def _decision_scale(C: float, diag: NDArray[np.float64]) -> float:
+    return max(1.0, C * float(diag.max()))
+
+
+def _refine(
+    store: FullGram | KernelRows,
+    K: NDArray[np.float64],
+    diag: NDArray[np.float64],
+    y: NDArray[np.float64],
+    C: float,
+    full: SMOResult,
+    points: NDArray[np.int64],
+    tol: float,
+    cap: int,
+    franc: bool,
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """Left-out decisions that the eps-KKT stop left within ``tol`` of zero, made certain.
+
+    Each point is retrained without it at tolerances ``tol * REFINE_FACTOR^k`` until Franc's
+    bound (when ``franc``) certifies its sign, or its decision lies farther from zero than the
+    tolerance, or the tolerance reaches the floor (:data:`REFINE_FLOOR`)."""
+    n = y.shape[0]
+    floor = REFINE_FLOOR * _decision_scale(C, diag)
+    m = points.shape[0]
+    dec = np.empty(m)
+    status = np.empty(m, dtype=np.int64)
+    iters = np.zeros(m, dtype=np.int64)
+    rows = np.zeros(m, dtype=np.int64)
+    everyone = np.arange(n, dtype=np.int64)
+    by_rows = isinstance(store, KernelRows)
+    a_full = np.ascontiguousarray(full.alpha)
+    G_full = np.ascontiguousarray(full.gradient)
+    alpha, G, beta, u, z = (np.empty(n) for _ in range(5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # counted and reported once
+        for k, r in enumerate(points):
+            r = int(r)
+            t = tol
+            start_a, start_G = a_full, G_full
+            while True:
+                t = max(t * REFINE_FACTOR, floor)
+                if by_rows:
+                    assert isinstance(store, KernelRows)
+                    evals0 = store.kernel_evals
+                    run = SMO(tol=t, max_iter=cap, check_kernel=False).start(
+                        y,
+                        C=C,
+                        gram=store,
+                        alpha0=_seed_without(start_a, y, C, r),
+                        active=everyone[everyone != r],
+                    )
+                    run.run()
+                    d = _left_out_decision(y, run.gradient, r)
+                    st = _exact_loo_loop.KKT if run.converged else _exact_loo_loop.MAX_ITER
+                    it, rw = run.iterations, -(-(store.kernel_evals - evals0) // n)
+                    start_a = run.alpha.copy()
+                else:
+                    d, st, it, rw = _exact_loo_loop.retrain_one(
+                        K, diag, y, C, start_a, start_G, r, t, franc, cap, alpha, G, beta, u, z
+                    )
+                    start_a, start_G = alpha.copy(), G.copy()
+                iters[k] += it
+                rows[k] += rw
+                if st != _exact_loo_loop.KKT or abs(d) >= t or t <= floor:
+                    break
+            dec[k], status[k] = d, st
     return dec, status, iters, rows
 
 
@@ -321,9 +474,7 @@ def _retrain_rows(
                 active=everyone[everyone != r],
             )
             run.run()
-            dec[k] = float(
-                decision_from_gradient(run.gradient[r : r + 1], y[r : r + 1], run.bias())[0]
-            )
+            dec[k] = _left_out_decision(y, run.gradient, int(r))
             status[k] = _exact_loo_loop.KKT if run.converged else _exact_loo_loop.MAX_ITER
             iters[k] = run.iterations
             rows[k] = -(-run.kernel_evals // n)
@@ -354,7 +505,7 @@ def exact_loo(
         The kernel matrix (checked: finite, symmetric, 2x2 minors of a PSD matrix), or a cache of
         kernel rows computed on demand when the matrix does not fit in memory; then the retrains
         run one after the other with the eps-KKT stop (Franc's stop needs the full matrix, and
-        ``stopping_used`` says ``"kkt"``) and the xi-alpha check uses ``R^2 <= 2 max_i K_ii``.
+        ``stopping_used`` says ``"kkt"``).
     stopping : {"franc", "kkt"}, default "franc"
         How a retrain stops: Franc et al.'s certificate or the eps-KKT gap, else the eps-KKT gap
         (``"franc"``), or the eps-KKT gap only (``"kkt"``).
@@ -417,29 +568,28 @@ def exact_loo(
     solver = SMO(tol=tol, max_iter=iters_cap, check_kernel=False)
     if full is None:
         full = solver.solve(yy, C=Cf, gram=store)
-    f = decision_from_gradient(full.gradient, yy, full.b)
     a = full.alpha
+    G_full = np.ascontiguousarray(full.gradient)
+    f = decision_from_gradient(G_full, yy, float(midpoint_biases(yy, G_full)[0]))
 
     settled = np.full(n, RETRAINED, dtype=np.int64)
     wrong = np.zeros(n, dtype=bool)
     decision = np.full(n, np.nan)
+    # 1. alpha_r = 0: the full solution stays optimal without r; its decision at x_r is the
+    # left-out one with the bias taken over the other points (it moves when no support vector
+    # is free and x_r ends the interval of optimal biases)
     zero = a <= 0.0
-    settled[zero] = ALPHA_ZERO
-    mis = ~zero & (yy * f < 0.0)
+    f0 = yy * (G_full + 1.0) + midpoint_biases(yy, G_full, np.arange(n))
+    # 2. alpha_r > 0 and misclassified: its hinge loss only grows when it leaves
+    mis = ~zero & (yy * f < -tol)
+    # a decision within the solver's tolerance of zero is not trusted: retrained and refined
+    settled[zero & (np.abs(f0) >= tol)] = ALPHA_ZERO
     settled[mis] = MISCLASSIFIED
-    stable = bool(np.any((a > 0.0) & (a < Cf)))
-    if stable:
-        # R^2 >= K_ii - K_ij; with rows only, |K_ij| <= sqrt(K_ii K_jj) gives 2 max K_ii
-        R2 = float(2.0 * diag.max()) if by_rows else float(diag.max() - K.min())
-        xi = np.maximum(0.0, 1.0 - yy * f)
-        xa = (settled == RETRAINED) & (yy * f > 0.0) & (2.0 * a * R2 + xi < 1.0)
-        settled[xa] = XI_ALPHA
-    known = (settled == ALPHA_ZERO) | (settled == MISCLASSIFIED)
-    decision[known] = f[known]
-    wrong[settled == MISCLASSIFIED] = True
-    wrong[settled == ALPHA_ZERO] = (
-        np.where(f >= 0.0, 1.0, -1.0)[settled == ALPHA_ZERO] != yy[settled == ALPHA_ZERO]
-    )
+    decision[settled == ALPHA_ZERO] = f0[settled == ALPHA_ZERO]
+    decision[mis] = f[mis]
+    wrong[mis] = True
+    z0 = settled == ALPHA_ZERO
+    wrong[z0] = np.where(f0[z0] >= 0.0, 1.0, -1.0) != yy[z0]
 
     todo = np.flatnonzero(settled == RETRAINED).astype(np.int64)
     status = np.full(n, -1, dtype=np.int64)
@@ -450,6 +600,7 @@ def exact_loo(
     eff_certified = -1
     gbar_full = _FullGbar(K, yy, Cf, full.alpha)
     M = int(efficiency_points)
+    n_refined = 0
     if todo.size:
         if franc:
             head = todo[:M]
@@ -473,6 +624,18 @@ def exact_loo(
                 K, diag, solver, yy, Cf, full, rest, franc and keep, gbar_full, n_jobs
             )
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
+        # a decision the eps-KKT stop left within tol of zero may lie on either side of it at
+        # the optimum: the retrain goes on at tighter tolerances until its sign is certain
+        unsure = todo[(status[todo] == _exact_loo_loop.KKT) & (np.abs(decision[todo]) < tol)]
+        n_refined = int(unsure.size)
+        if unsure.size:
+            refined = _refine(store, K, diag, yy, Cf, full, unsure, tol, iters_cap, used == "franc")
+            decision[unsure], status[unsure], it, rw = refined
+            iters[unsure] += it
+            rows[unsure] += rw
+        tie = todo[(status[todo] != _exact_loo_loop.CERTIFIED)]
+        tie = tie[np.abs(decision[tie]) <= TIE * _decision_scale(Cf, diag)]
+        decision[tie] = 0.0
         dt = decision[todo]
         wrong[todo] = np.where(dt >= 0.0, 1.0, -1.0) != yy[todo]
     hit = int(np.sum(status == _exact_loo_loop.MAX_ITER))
@@ -488,8 +651,8 @@ def exact_loo(
     out_counts: dict[str, float] = {
         "settled_alpha_zero": int(np.sum(settled == ALPHA_ZERO)),
         "settled_misclassified": int(np.sum(settled == MISCLASSIFIED)),
-        "settled_xi_alpha": int(np.sum(settled == XI_ALPHA)),
         "retrained": int(todo.size),
+        "refined": n_refined,
         "certified": certified,
         "prec_percent": 100.0 * certified / under_franc if under_franc else math.nan,
         "efficiency_certified": eff_certified,

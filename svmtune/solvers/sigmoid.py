@@ -89,7 +89,10 @@ def fit_sigmoid(
     Lin, Lin and Weng's Newton method: the Hessian of the cross-entropy is regularised by
     ``sigma`` on its diagonal, each Newton step is halved until the loss decreases enough
     (Armijo, factor 1e-4), and the iteration stops when both gradient entries are below
-    ``tol`` in absolute value.
+    ``tol`` in absolute value. The model is the same for any affine change of ``f``, so the
+    Newton iterations run on the standardized values ``(f - mean) / sd`` and ``(A, B)`` is
+    mapped back: the fit is as well conditioned for decision values spread over 1e-6 as
+    over 1e6 (``tol`` applies to the standardized problem).
 
     Parameters
     ----------
@@ -126,6 +129,10 @@ def fit_sigmoid(
     if not np.all(np.isfinite(ff)):
         raise ValueError("decision values f contain a non-finite value (NaN or inf)")
     t = sigmoid_targets(yy)
+    shift, spread = float(np.mean(ff)), float(np.std(ff))
+    if not spread > 0.0 or not math.isfinite(spread):
+        shift, spread = 0.0, 1.0
+    ff = (ff - shift) / spread
     n_pos = float(np.sum(yy > 0))
     n_neg = float(yy.size - n_pos)
     A, B = 0.0, math.log((n_neg + 1.0) / (n_pos + 1.0))
@@ -178,4 +185,5 @@ def fit_sigmoid(
             ConvergenceWarning,
             stacklevel=2,
         )
-    return Sigmoid(float(A), float(B), it, converged)
+    # A g + B with g = (f - shift) / spread
+    return Sigmoid(float(A / spread), float(B - A * shift / spread), it, converged)
