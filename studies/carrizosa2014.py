@@ -10,9 +10,10 @@ RBF SVM's (C, gamma) tuned by 5-fold cross-validation in the paper's box ``log2 
   -8, -6, ..., 8;
 - ``TPE`` (Optuna, multivariate) and ``Random`` (log-uniform) with the same 54 evaluations.
 
-The paper reports the first of Ratsch's 100 partitions; ours are new draws of the same sizes
-(``svmtune.datasets.ratsch_split``), so ``table3.csv`` shows split 0 beside the paper's numbers
-and the mean over ``N_SPLITS`` splits.
+The paper reports the first of Ratsch's 100 partitions; ours are Ratsch's protocol
+(``split="ratsch"``: new draws of his sizes, ``svmtune.datasets.ratsch_split``), ``N_SPLITS = 5``
+realizations, so ``table3.csv`` shows split 0 beside the paper's numbers and the mean over the
+realizations (``docs/reproductions.md`` adds the spread).
 
 Part 2, the multiple-kernel tables, runs from :func:`figures` as one small study per data set
 (stored in the same database; they resume like any study): the grouped bundled sets
