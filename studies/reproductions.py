@@ -469,6 +469,14 @@ def _prec(name: str, label: str, seed: int, kernel: str, p: dict[str, float], n:
     return f"{100.0 * cert / retr:.1f}" if retr else "no retrain"
 
 
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def franc_section(st: Studies, scale: Scale) -> tuple[list[str], dict[str, Any]]:
     study = st.franc
     mod = st.modules["franc2008"]
@@ -613,11 +621,19 @@ def franc_section(st: Studies, scale: Scale) -> tuple[list[str], dict[str, Any]]
         sp = [x for x in speedups if x[0] == k]
         if sp:
             v.append(
-                f"{k.capitalize()} kernel, median over the sets run: Franc's stop saves "
+                f"{k[0].upper() + k[1:]} kernel, median over the sets run: Franc's stop saves "
                 f"{np.median([x[2] for x in sp]):.2f}x the SMO steps (paper: KerEval "
                 f"{np.median([x[4] for x in sp]):.1f}x) and {np.median([x[1] for x in sp]):.2f}x "
                 f"the CPU time (paper: {np.median([x[3] for x in sp]):.1f}x)."
             )
+    precs = [float(r) for row in t3_rows for r in row[6::6] if _is_number(r)]
+    if precs and speedups:
+        v.append(
+            f"At the selected settings a median {np.median(precs):.0f} % of the retrains are "
+            "certified by Franc's bound (the paper's Prec), yet the SMO steps drop far less "
+            "than the paper's KerEval: in this solver the certificate fires near the end of a "
+            "retrain, when the alpha-seeded eps-KKT solve is almost done anyway."
+        )
     v.append(
         "Known differences: thyroid is KEEL's new-thyroid1 (35 positives of 215, Ratsch's has "
         "65), so its errors are lower; the realizations are new draws of Ratsch's sizes; the "
@@ -762,6 +778,7 @@ def adankon_section(st: Studies, scale: Scale) -> tuple[list[str], dict[str, Any
             table = mod.table1(st.adankon)
     rows = []
     vd = []
+    floors: list[tuple[str, float, float, float]] = []
     for label, paper in P.ADANKON_TABLE1.items():
         row = [label, pm(*paper[0]), pm(*paper[3])]
         for m in ADANKON_OURS:
@@ -776,7 +793,14 @@ def adankon_section(st: Studies, scale: Scale) -> tuple[list[str], dict[str, Any
             else:
                 row += [NOT_RUN, ""]
         ran = len(table) and (table["dataset"] == label).any()
-        row.append(pm(*_fixed_c_oracle(mod, label, st.adankon.seed, scale)) if ran else NOT_RUN)
+        if ran:
+            floor = _fixed_c_oracle(mod, label, st.adankon.seed, scale)
+            row.append(pm(*floor))
+            approx = table[(table["dataset"] == label) & (table["method"] == ADANKON_OURS[2])]
+            if len(approx):
+                floors.append((label, float(approx["test_error"].iloc[0]), floor[0], paper[3][0]))
+        else:
+            row.append(NOT_RUN)
         rows.append(row)
     headers = ["data set", "5-fold CV paper", "their approach paper"]
     for m in ADANKON_OURS:
@@ -806,10 +830,17 @@ def adankon_section(st: Studies, scale: Scale) -> tuple[list[str], dict[str, Any
         "Known differences: thyroid is KEEL's new-thyroid1 (35 positives, Ratsch's 65); the "
         "approximate gradient (their eq. 9) has no C term, so C stays at 10 and only gamma "
         "moves: the last column is the best any gamma does at C = 10 on the test realizations "
-        "themselves, a floor for the approximate variants that no step rule can beat (where it "
-        "lies above the paper's number, the fixed C explains the gap); heart and breast-cancer "
-        "are one-hot encoded."
+        "themselves, a floor for the approximate variants that no step rule can beat; heart and "
+        "breast-cancer are one-hot encoded."
     )
+    for label, approx, floor, paper in floors:
+        if approx - paper > 1.0:
+            v.append(
+                f"{label}: approximate gradient {approx:.2f} % against the paper's {paper:.2f} "
+                f"%; at C = 10 the best gamma reaches {floor:.2f} %, so {approx - floor:.2f} of "
+                f"the {approx - paper:.2f} points come from the gamma the descent settles on, "
+                f"at most {max(floor - paper, 0.0):.2f} from the fixed C (and the data)."
+            )
     lines += [" ".join(v), ""]
     return lines, {"splits": n}
 
