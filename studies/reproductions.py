@@ -2,14 +2,17 @@
 
     python studies/reproductions.py              # run or resume the studies, write the page
     python studies/reproductions.py --no-run     # rewrite the page from results/*.db only
+    python studies/reproductions.py --rerun franc2008   # recompute one study from scratch
     python studies/reproductions.py --smoke --results DIR --out DIR/reproductions.md
 
 writes ``docs/reproductions.md``. The studies are ``fischetti2016.py`` (plus the same methods
 on ``german-numeric``, Statlog's 24-feature coding of German), ``franc2008.py``,
 ``carrizosa2014.py`` (its RBF part) and ``adankon.py`` (its tuning cells); each stores its cells
 in ``results/<study>.db`` and resumes there, so a rerun only computes what is missing. A study
-whose method definition changed (say a solver option) is refused by the storage; delete its
-database, or pass ``--replace-changed``, to run it again. Everything the page needs beyond the
+whose method definition changed (say a solver option) is refused by the storage: pass
+``--replace-changed`` to run the changed methods again. A change inside the solver that keeps
+every option (a bug fix) is invisible to the storage: pass ``--rerun STUDY`` to delete that
+study's cells and compute them again. Everything the page needs beyond the
 cells (Franc's test errors on more realizations and Prec %, Adankon's median-parameter test
 errors) is recomputed from the stored tuned parameters each time the page is written.
 
@@ -917,12 +920,12 @@ def write_page(st: Studies, scale: Scale, out: Path) -> str:
         'one place, `studies/paper_tables.py`. In every table "paper" is the paper\'s number, '
         '"ours" the mean ± sd over our realizations, Δ = ours − paper in percentage points.',
         "",
-        'Papers: K. Fischetti, "Fast training of Support Vector Machines with Gaussian kernel" '
+        'Papers: M. Fischetti, "Fast training of Support Vector Machines with Gaussian kernel" '
         '(2016); V. Franc, P. Laskov, K.-R. Muller, "Stopping conditions for exact computation '
         'of leave-one-out error in support vector machines" (2008); E. Carrizosa, B. '
         'Martin-Barragan, D. Romero Morales, "A nested heuristic for parameter tuning in Support '
-        'Vector Machines" (2014); M. M. Adankon, M. Cheriet, N. E. Ayat, "Optimizing resources '
-        'in model selection for support vector machines".',
+        'Vector Machines" (2014); M. M. Adankon, M. Cheriet, N. E. Ayat, "Optimizing Resources '
+        'in Model Selection for Support Vector Machines".',
         "",
     ]
     text = (
@@ -941,9 +944,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-run", action="store_true", help="write the page from stored cells")
     ap.add_argument("--smoke", action="store_true", help="reduced size (CI)")
     ap.add_argument("--replace-changed", action="store_true")
+    ap.add_argument(
+        "--rerun",
+        nargs="+",
+        default=[],
+        metavar="STUDY",
+        help="delete these studies' stored cells first (e.g. franc2008 after a solver fix "
+        "that keeps the method's options, which the storage would not see as a change)",
+    )
     args = ap.parse_args(argv)
     scale = SMOKE if args.smoke else FULL
     args.results.mkdir(parents=True, exist_ok=True)
+    known = {"fischetti2016", "fischetti2016-german-numeric", "franc2008", "carrizosa2014"}
+    known.add("adankon")
+    for name in args.rerun:
+        if name not in known:
+            ap.error(f"--rerun: unknown study {name!r}; use one of {sorted(known)}")
+        for path in args.results.glob(f"{name}.db*"):
+            path.unlink()
     st = build(scale, args.results.resolve())
     if not args.no_run:
         run_all(st, n_jobs=args.n_jobs, replace_changed=args.replace_changed)

@@ -193,3 +193,9 @@ def test_smoke_run_writes_a_page_of_the_same_shape(tmp_path):
     again = tmp_path / "again.md"
     R.main(["--smoke", "--no-run", "--results", str(tmp_path), "--out", str(again)])
     assert again.read_text() == text
+
+
+def test_rerun_refuses_an_unknown_study(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        R.main(["--no-run", "--results", str(tmp_path), "--rerun", "franc2009"])
+    assert "unknown study 'franc2009'" in capsys.readouterr().err
