@@ -333,4 +333,5 @@ def test_report_says_when_other_processes_still_run_cells(study_file, tmp_path, 
     capsys.readouterr()
     assert main(["report", "--storage", url, "--output", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
-    assert "8 cells stored" in out and "1 more cells are being run by other processes" in out
+    assert "8 cells stored" in out and "partial table: 8 of 9 cells stored; 1 running" in out
+    assert "heart/5/LOO2+grid [elsewhere:1:w]" in out

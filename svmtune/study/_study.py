@@ -25,7 +25,14 @@ from svmtune.study._data import (
 )
 from svmtune.study._method import Method
 from svmtune.study._results import SummaryTable, summary_table
-from svmtune.study._storage import Storage, default_storage_url, new_worker_id
+from svmtune.study._storage import (
+    Storage,
+    default_storage_url,
+    empty_cells,
+    empty_traces,
+    new_worker_id,
+    sqlite_file,
+)
 
 #: Seconds between two heartbeats of a running study's claims.
 HEARTBEAT_S = 30.0
@@ -34,16 +41,17 @@ STALE_AFTER_S = 300.0
 
 
 class _Heartbeat:
-    """A daemon thread renewing the heartbeat of a worker's claims every HEARTBEAT_S seconds."""
+    """A daemon thread renewing the heartbeat of a worker's claims every ``interval`` seconds."""
 
-    def __init__(self, store: Storage, worker: str) -> None:
+    def __init__(self, store: Storage, worker: str, interval: float = HEARTBEAT_S) -> None:
         self.store = store
         self.worker = worker
+        self.interval = interval
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._loop, name="svmtune-heartbeat", daemon=True)
 
     def _loop(self) -> None:
-        while not self.done.wait(HEARTBEAT_S):
+        while not self.done.wait(self.interval):
             try:
                 self.store.heartbeat(self.worker)
             except Exception:  # a busy database: the next beat will do
@@ -328,6 +336,7 @@ class Study:
         retry_failed: bool = False,
         replace_changed: bool = False,
         progress: bool | Callable[[CellRecord, int, int], None] = False,
+        stale_after: float = STALE_AFTER_S,
     ) -> Study:
         """Run every cell not stored yet; write each finished cell at once.
 
@@ -348,6 +357,11 @@ class Study:
         progress : bool or callable, default False
             True shows a tqdm bar (cells done / total, ETA) on stderr; a callable is called
             ``progress(record, n_done, n_total)`` after each stored cell.
+        stale_after : float, default 300
+            Seconds after which another worker's claim whose heartbeat was not renewed is taken
+            over (its process is presumed dead; on this host a dead process's claims are taken
+            over at once). Heartbeats are renewed every ``min(30, stale_after / 3)`` seconds;
+            every worker of a study should use the same value.
 
         Returns
         -------
@@ -365,6 +379,13 @@ class Study:
         claims a cell before it runs it, so every cell is computed once, and the cells of a
         process that died are taken over by the others (see :class:`Storage`).
         """
+        if not (
+            isinstance(stale_after, float | int)
+            and not isinstance(stale_after, bool)
+            and math.isfinite(stale_after)
+            and stale_after > 0
+        ):
+            raise ValueError(f"stale_after must be a positive number of seconds; got {stale_after!r}")
         tasks = self._tasks()  # validates everything first
         payloads = {}
         for t in tasks:
@@ -379,7 +400,7 @@ class Study:
         store = Storage(url)
         self.storage_ = url
         worker = new_worker_id()
-        beat = _Heartbeat(store, worker)
+        beat = _Heartbeat(store, worker, min(HEARTBEAT_S, stale_after / 3))
         try:
             study_id = store.register_study(
                 self.name, self.seed, self.definition(), replace_changed=replace_changed
@@ -395,7 +416,7 @@ class Study:
                 second pass takes over the cells of workers that died meanwhile."""
                 skipped = []
                 for t in candidates:
-                    if store.claim(study_id, t.key, worker, redo=redo, stale_after=STALE_AFTER_S):
+                    if store.claim(study_id, t.key, worker, redo=redo, stale_after=stale_after):
                         yield t
                     else:
                         skipped.append(t)
@@ -403,7 +424,7 @@ class Study:
                     stored = store.finished(self.name)
                     for t in skipped:
                         if t.key not in stored and store.claim(
-                            study_id, t.key, worker, stale_after=STALE_AFTER_S
+                            study_id, t.key, worker, stale_after=stale_after
                         ):
                             yield t
 
@@ -456,24 +477,43 @@ class Study:
 
     # -- results ---------------------------------------------------------------------------
     def results(self, *, storage: str | None = None) -> pd.DataFrame:
-        """The stored cells of this study's definition, one row each (see :class:`Storage`)."""
-        store = self.open_storage(storage)
+        """The stored cells of this study's definition, one row each (see :class:`Storage`).
+
+        The database is opened read-only; a SQLite file that does not exist yet has no cells.
+        """
+        store = self._read_storage(storage)
+        if store is None:
+            return self.select(empty_cells())
         try:
             df = store.cells(self.name)
         finally:
             store.close()
-        keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
-        return _only(df, keys)
+        return self.select(df)
 
     def traces(self, *, storage: str | None = None) -> pd.DataFrame:
         """Every evaluation of every stored cell, with the cell's key."""
-        store = self.open_storage(storage)
+        store = self._read_storage(storage)
+        if store is None:
+            return self.select(empty_traces())
         try:
             df = store.traces(self.name)
         finally:
             store.close()
+        return self.select(df)
+
+    def select(self, df: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``df`` (cells or traces) whose (dataset, split, method) is a cell of
+        this study's definition."""
         keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
         return _only(df, keys)
+
+    def _read_storage(self, storage: str | None) -> Storage | None:
+        """The database opened read-only; None for a SQLite file that does not exist yet."""
+        url = self.storage_url(storage)
+        path = sqlite_file(url)
+        if path is not None and not path.is_file():
+            return None
+        return Storage(url, read_only=True)
 
     def summary(self, *, storage: str | None = None) -> SummaryTable:
         """The papers' table: mean and sd per data set x method, averages, estimate error.
