@@ -99,10 +99,10 @@ def _expected_cells(definition: Mapping[str, Any]) -> list[Any]:
 
 
 def _missing(expected: Iterable[Any], results: pd.DataFrame, running: Mapping[Any, str]) -> list:
-    have = set(zip(results["dataset"], results["split"].astype(int), results["method"], strict=True))
-    return [
-        k for k in expected if (k.dataset, k.split, k.method) not in have and k not in running
-    ]
+    have = set(
+        zip(results["dataset"], results["split"].astype(int), results["method"], strict=True)
+    )
+    return [k for k in expected if (k.dataset, k.split, k.method) not in have and k not in running]
 
 
 def _study_files(args: argparse.Namespace) -> tuple[Any, Any]:

@@ -335,3 +335,78 @@ def test_report_says_when_other_processes_still_run_cells(study_file, tmp_path, 
     out = capsys.readouterr().out
     assert "8 cells stored" in out and "partial table: 8 of 9 cells stored; 1 running" in out
     assert "heart/5/LOO2+grid [elsewhere:1:w]" in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes and users")
+@pytest.mark.parametrize("where", ["read-only file", "read-only directory"])
+def test_report_reads_a_database_it_may_not_write(study_file, tmp_path, where):
+    """As an unprivileged user (root may write anything): the database file is mode 0444, or
+    its directory 0555 too. The report opens it read-only and changes nothing in it."""
+    import stat
+    import tempfile
+
+    if os.geteuid() == 0:
+        import pwd
+
+        nobody = pwd.getpwnam("nobody")
+
+        def as_nobody():
+            os.setgid(nobody.pw_gid)
+            os.setuid(nobody.pw_uid)
+    else:
+        as_nobody = None
+    base = Path(tempfile.mkdtemp(prefix="svmtune-ro-"))
+    try:
+        base.chmod(0o755)
+        dbdir = base / "db"
+        dbdir.mkdir()
+        db = dbdir / "ro.db"
+        url = f"sqlite:///{db}"
+        assert main(["run", str(study_file), "--storage", url, "--no-progress"]) == 0
+        before = db.read_bytes()
+        db.chmod(0o444)
+        if where == "read-only directory":
+            dbdir.chmod(0o555)
+        out = base / "out"
+        out.mkdir()
+        out.chmod(0o777)
+        env = {**os.environ, "HOME": str(out), "MPLCONFIGDIR": str(out / "mpl")}
+        env["NUMBA_CACHE_DIR"] = str(out / "numba")
+        cmd = [sys.executable, "-m", "svmtune.cli", "report", "--storage", url]
+        proc = subprocess.run(
+            [*cmd, "--output", str(out / "report")],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=out,
+            preexec_fn=as_nobody,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "8 cells stored" in proc.stdout and "partial" not in proc.stdout
+        assert (out / "report" / "results.csv").is_file()
+        assert db.read_bytes() == before
+        assert sorted(p.name for p in dbdir.iterdir()) in (["ro.db"], ["ro.db", "ro.db-shm"])
+        assert stat.S_IMODE(db.stat().st_mode) == 0o444
+    finally:
+        for d in (base / "db",):
+            if d.exists():
+                d.chmod(0o755)
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def test_a_read_only_storage_refuses_writes(tmp_path):
+    from svmtune.study import Storage
+
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    Storage(url).close()
+    ro = Storage(url, read_only=True)
+    with pytest.raises(Exception, match="readonly|read-only|query_only"):
+        ro.register_study("st", 0, {})
+    assert ro.study_names() == []
+    ro.close()
+    with pytest.raises(ValueError, match="no study database at .*missing.db"):
+        Storage(f"sqlite:///{tmp_path / 'missing.db'}", read_only=True)
+    assert not (tmp_path / "missing.db").exists()

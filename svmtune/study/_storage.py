@@ -22,6 +22,7 @@ import json
 import math
 import os
 import socket
+import sqlite3
 import time
 import uuid
 from collections.abc import Iterable
@@ -255,7 +256,6 @@ def _sqlite_read_only_engine(parsed: Any, path: Path) -> Engine:
     Otherwise the file is opened ``mode=ro``, and ``immutable`` in a directory where no
     ``-wal`` file can exist (nobody can be writing it there, and no ``-shm`` file can be made).
     """
-    import sqlite3
     from urllib.parse import quote
 
     if not path.is_file():
@@ -579,6 +579,35 @@ class Storage:
             )
             return {CellKey(r.dataset, int(r.split), r.method): str(r.worker) for r in rows}
 
+    def taken(self, study: str) -> set[CellKey]:
+        """The cells of ``study`` that have a row: stored, or claimed by some worker."""
+        sid = self.study_id(study)
+        if sid is None:
+            return set()
+        c = cells_table.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(c.dataset, c.split, c.method).where(c.study_id == sid))
+            return {CellKey(r.dataset, int(r.split), r.method) for r in rows}
+
+    def stale(self, study: str, stale_after: float) -> set[CellKey]:
+        """The running cells of ``study`` whose claims may be taken over (see :meth:`claim`)."""
+        sid = self.study_id(study)
+        if sid is None:
+            return set()
+        c = cells_table.c
+        now = datetime.now(UTC)
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(c.dataset, c.split, c.method, c.worker, c.heartbeat).where(
+                    c.study_id == sid, c.status == RUNNING
+                )
+            ).all()
+        return {
+            CellKey(r.dataset, int(r.split), r.method)
+            for r in rows
+            if _claim_is_stale(r, now, stale_after)
+        }
+
     def claim(
         self,
         study_id: int,
@@ -617,8 +646,10 @@ class Storage:
         }
         try:
             with self._write() as conn, conn.begin():
-                res = conn.execute(_insert_if_absent(self.engine.dialect.name, values))
-            if res.rowcount == 1:
+                stmt, returning = _insert_if_absent(self.engine.dialect.name, values)
+                res = conn.execute(stmt)
+                won = res.first() is not None if returning else True
+            if won:
                 return True
         except sa.exc.IntegrityError:
             pass
@@ -833,18 +864,23 @@ def _traces_frame(rows: Any) -> pd.DataFrame:
     return df
 
 
-def _insert_if_absent(dialect: str, values: dict[str, Any]) -> Any:
-    """``INSERT ... ON CONFLICT DO NOTHING`` where the dialect has it (a lost race is a row
-    count of 0, not an error the server logs); a plain insert elsewhere."""
+def _insert_if_absent(dialect: str, values: dict[str, Any]) -> tuple[Any, bool]:
+    """``INSERT ... ON CONFLICT DO NOTHING RETURNING id`` where the dialect has it (a lost race
+    returns no row, instead of an error the server logs); a plain insert elsewhere (a lost race
+    is an IntegrityError)."""
+    c = cells_table.c
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-        return pg_insert(cells_table).values(**values).on_conflict_do_nothing()
-    if dialect == "sqlite":
+        return pg_insert(cells_table).values(**values).on_conflict_do_nothing().returning(
+            c.id
+        ), True
+    if dialect == "sqlite" and sqlite3.sqlite_version_info >= (3, 35):
         from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-        return sqlite_insert(cells_table).values(**values).on_conflict_do_nothing()
-    return cells_table.insert().values(**values)
+        stmt = sqlite_insert(cells_table).values(**values).on_conflict_do_nothing()
+        return stmt.returning(c.id), True
+    return cells_table.insert().values(**values), False
 
 
 def new_worker_id() -> str:

@@ -6,6 +6,7 @@ import math
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -38,6 +39,66 @@ from svmtune.study._storage import (
 HEARTBEAT_S = 30.0
 #: A claim whose heartbeat is older than this is taken over by another process.
 STALE_AFTER_S = 300.0
+#: Seconds between two looks at the cells other workers run, once this one has none left.
+_POLL_S = 2.0
+#: After a lost claim, the next cell is drawn among this many free ones (see claim_cells).
+_WINDOW = 16
+
+
+def claim_cells(
+    store: Storage,
+    study_id: int,
+    study: str,
+    keys: Sequence[CellKey],
+    worker: str,
+    *,
+    redo: tuple[str, ...] = (),
+    stale_after: float = STALE_AFTER_S,
+) -> Iterator[CellKey]:
+    """Claim the cells of ``keys`` one by one, as the caller asks for the next; yield those won.
+
+    Cells are tried in the order given until a claim is lost: other workers walk the same
+    order. Then the cells that have a row (stored or claimed) are read in one query and
+    skipped, and the next cell is drawn at random among the first ``_WINDOW`` free ones, so that
+    workers that start together spread out instead of all racing for the same next cell (and
+    the order is kept, up to that window). A second pass over the skipped cells takes over the
+    claims of workers that died meanwhile.
+    """
+    import random
+
+    rng = random.Random(worker)
+    order = list(keys)
+    skipped: list[CellKey] = []
+    taken: set[CellKey] = set()
+    lost = False
+    while order:
+        if redo:  # stored cells are to be tried again: nothing to skip
+            key = order.pop(0)
+        else:
+            free = [i for i, k in enumerate(order[: 4 * _WINDOW]) if k not in taken]
+            if not free:  # the next cells are all taken: skip them
+                skipped.extend(order[: 4 * _WINDOW])
+                del order[: 4 * _WINDOW]
+                continue
+            i = free[rng.randrange(min(len(free), _WINDOW))] if lost else free[0]
+            key = order.pop(i)
+            skipped.extend(k for k in order[:i] if k in taken)
+            order[:i] = [k for k in order[:i] if k not in taken]
+        if store.claim(study_id, key, worker, redo=redo, stale_after=stale_after):
+            lost = False
+            yield key
+        else:
+            lost = True
+            skipped.append(key)
+            if not redo:
+                taken = store.taken(study)
+    if skipped:
+        stored, running = store.finished(study), store.running(study)
+        stale = store.stale(study, stale_after)
+        for key in skipped:
+            free = key not in stored and (key not in running or key in stale)
+            if free and store.claim(study_id, key, worker, stale_after=stale_after):
+                yield key
 
 
 class _Heartbeat:
@@ -385,7 +446,9 @@ class Study:
             and math.isfinite(stale_after)
             and stale_after > 0
         ):
-            raise ValueError(f"stale_after must be a positive number of seconds; got {stale_after!r}")
+            raise ValueError(
+                f"stale_after must be a positive number of seconds; got {stale_after!r}"
+            )
         tasks = self._tasks()  # validates everything first
         payloads = {}
         for t in tasks:
@@ -411,22 +474,18 @@ class Study:
             done = store.finished(self.name)
             candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]
 
-            def claimed() -> Iterator[CellTask]:
-                """The cells this process claims, claimed just before they are dispatched; a
-                second pass takes over the cells of workers that died meanwhile."""
-                skipped = []
-                for t in candidates:
-                    if store.claim(study_id, t.key, worker, redo=redo, stale_after=stale_after):
-                        yield t
-                    else:
-                        skipped.append(t)
-                if skipped:
-                    stored = store.finished(self.name)
-                    for t in skipped:
-                        if t.key not in stored and store.claim(
-                            study_id, t.key, worker, stale_after=stale_after
-                        ):
-                            yield t
+            def claimed(pending: list[CellTask], redo: tuple[str, ...]) -> Iterator[CellTask]:
+                by_key = {t.key: t for t in pending}
+                keys = claim_cells(
+                    store,
+                    study_id,
+                    self.name,
+                    list(by_key),
+                    worker,
+                    redo=redo,
+                    stale_after=stale_after,
+                )
+                return (by_key[k] for k in keys)
 
             bar = None
             if progress is True:
@@ -435,19 +494,37 @@ class Study:
                 bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=self.name)
             beat.start()
             try:
-                for rec in self._execute(claimed(), payloads, n_jobs):
-                    if not store.write_cell(study_id, rec, worker=worker):
-                        continue  # taken over meanwhile (we were presumed dead): theirs counts
-                    n_done += 1
-                    if bar is not None:
-                        bar.update(1)
-                        if rec.status != "ok":
-                            bar.set_postfix_str(
-                                f"last {rec.status}: {rec.key.dataset}/"
-                                f"{rec.key.split}/{rec.key.method}"
-                            )
-                    elif callable(progress):
-                        progress(rec, n_done, n_total)
+                pending, redo_now = candidates, redo
+                while pending:
+                    for rec in self._execute(claimed(pending, redo_now), payloads, n_jobs):
+                        if not store.write_cell(study_id, rec, worker=worker):
+                            continue  # taken over meanwhile (we were presumed dead): theirs counts
+                        n_done += 1
+                        if bar is not None:
+                            bar.update(1)
+                            if rec.status != "ok":
+                                bar.set_postfix_str(
+                                    f"last {rec.status}: {rec.key.dataset}/"
+                                    f"{rec.key.split}/{rec.key.method}"
+                                )
+                        elif callable(progress):
+                            progress(rec, n_done, n_total)
+                    # Cells other workers still run: wait for them, and take over the claims of
+                    # those that die (once their heartbeat is stale), so that the study is
+                    # complete when this run returns.
+                    redo_now = ()
+                    while True:
+                        stored = store.finished(self.name)
+                        left = [t for t in candidates if t.key not in stored]
+                        if not left:
+                            pending = []
+                            break
+                        running = store.running(self.name)
+                        stale = store.stale(self.name, stale_after)
+                        pending = [t for t in left if t.key not in running or t.key in stale]
+                        if pending:
+                            break
+                        time.sleep(min(_POLL_S, stale_after / 3))
             finally:
                 if bar is not None:
                     bar.close()

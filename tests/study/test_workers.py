@@ -103,15 +103,6 @@ def _cell_counts(db):
     return counts, n_trace
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-    """The single uninterrupted run the concurrent ones must equal."""
-    path = tmp_path_factory.mktemp("ref") / "killme.py"
-    path.write_text(STUDY_FILE)
-    study = load_study(path).run(n_jobs=1, storage=f"sqlite:///{path.parent / 'ref.db'}")
-    return stable(study.results())
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 def test_three_processes_on_one_sqlite_file_store_every_cell_once(tmp_path, reference):
     path = tmp_path / "killme.py"
