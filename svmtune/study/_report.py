@@ -80,8 +80,6 @@ def write_report(
         Name -> path of every file written (``"results"``, ``"summary"``,
         ``"summary_by_method"``, then one per plot).
     """
-    from svmtune.plots import save_plots
-
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
@@ -97,6 +95,42 @@ def write_report(
     by_method = summary_by_method(results, methods=methods)
     by_method.to_csv(out / "summary_by_method.csv", index=False)
     paths["summary_by_method"] = out / "summary_by_method.csv"
-    for p in save_plots(results, traces, out, methods=methods, objectives=objectives):
+    # The plots are redrawn only when what they show changed (a rerun of a fully stored study
+    # redraws nothing): their inputs' fingerprint is kept beside them.
+    stamp = out / ".plots.json"
+    key = _plots_fingerprint(flat, traces, methods, objectives)
+    try:
+        old = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        old = {}
+    if old.get("key") == key and all((out / f).is_file() for f in old.get("files", [])):
+        plots = [out / f for f in old["files"]]
+    else:
+        from svmtune.plots import save_plots  # matplotlib: only when drawing
+
+        stamp.unlink(missing_ok=True)
+        plots = save_plots(results, traces, out, methods=methods, objectives=objectives)
+        stamp.write_text(json.dumps({"key": key, "files": [p.name for p in plots]}))
+    for p in plots:
         paths[p.stem] = p
     return paths
+
+
+def _plots_fingerprint(
+    flat: pd.DataFrame,
+    traces: pd.DataFrame,
+    methods: Sequence[str] | None,
+    objectives: Mapping[str, str] | None,
+) -> str:
+    """A hash of everything the plots show, and of the code that draws them."""
+    import hashlib
+    import importlib.util
+
+    spec = importlib.util.find_spec("svmtune.plots")
+    h = hashlib.sha256()
+    h.update(flat.to_csv(index=False).encode())
+    h.update(traces.to_csv(index=False).encode())
+    h.update(json.dumps([list(methods or []), dict(objectives or {})], default=str).encode())
+    if spec is not None and spec.origin:
+        h.update(Path(spec.origin).read_bytes())
+    return h.hexdigest()
