@@ -96,8 +96,8 @@ def claim_cells(
         stored, running = store.finished(study), store.running(study)
         stale = store.stale(study, stale_after)
         for key in skipped:
-            free = key not in stored and (key not in running or key in stale)
-            if free and store.claim(study_id, key, worker, stale_after=stale_after):
+            open_ = key not in stored and (key not in running or key in stale)
+            if open_ and store.claim(study_id, key, worker, stale_after=stale_after):
                 yield key
 
 
