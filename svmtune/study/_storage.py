@@ -883,9 +883,16 @@ def _insert_if_absent(dialect: str, values: dict[str, Any]) -> tuple[Any, bool]:
     return cells_table.insert().values(**values), False
 
 
+def worker_host() -> str:
+    """The host part of this process's worker ids: ``$SVMTUNE_WORKER_HOST`` if set, else the
+    host name. Set it where machines share a host name (containers with a fixed hostname): a
+    claim of another machine must not be judged by a process id of this one."""
+    return os.environ.get("SVMTUNE_WORKER_HOST") or socket.gethostname()
+
+
 def new_worker_id() -> str:
     """``host:pid:random``: unique, and tells a claim of a dead local process from a live one."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+    return f"{worker_host()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
 
 
 def _claim_is_stale(row: Any, now: datetime, stale_after: float) -> bool:
@@ -894,7 +901,7 @@ def _claim_is_stale(row: Any, now: datetime, stale_after: float) -> bool:
         return True
     host, _, rest = str(row.worker or "").partition(":")
     pid = rest.partition(":")[0]
-    return host == socket.gethostname() and pid.isdigit() and not _pid_alive(int(pid))
+    return host == worker_host() and pid.isdigit() and not _pid_alive(int(pid))
 
 
 def _cell_values(rec: CellRecord) -> dict[str, Any]:
