@@ -90,7 +90,7 @@ def test_a_dask_worker_killed_mid_study_loses_and_duplicates_no_cell(
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     victim = dask_cluster.workers[0]
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while count_cells(db) < 2:
             assert proc.poll() is None, proc.stderr.read().decode()
             assert time.monotonic() < deadline, "the study wrote no cells"

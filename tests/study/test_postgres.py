@@ -128,13 +128,14 @@ def test_a_worker_killed_on_another_host_has_its_claim_taken_over_after_stale_af
     )
     survivor = None
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while not any(r[3] == "ok" for r in cell_rows(db_url)):  # the victim is under way
             assert victim.poll() is None, victim.stderr.read().decode()
             assert time.monotonic() < deadline, "the victim stored no cell"
             time.sleep(0.05)
         survivor = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
         while not [r for r in cell_rows(db_url) if r[3] == "running" and "elsewhere" in r[4]]:
+            assert victim.poll() is None, "the victim finished before the kill"
             time.sleep(0.02)  # wait for a claim of the victim's, mid-cell
         os.kill(victim.pid, signal.SIGKILL)
         victim.wait(timeout=30)
@@ -200,7 +201,7 @@ def claim_storm(url: str, directory: Path, n_procs: int, n_cells: int) -> tuple[
         for o in outs
     ]
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while not all(Path(str(o) + ".ready").exists() for o in outs):
             assert all(p.poll() is None for p in procs), [p.stderr.read() for p in procs]
             assert time.monotonic() < deadline
