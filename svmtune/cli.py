@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +49,8 @@ def _print_report(
     results: pd.DataFrame,
     paths: dict[str, Path],
     methods: list[str],
-    n_running: int = 0,
+    running: Mapping[Any, str] | None = None,
+    missing: Sequence[Any] = (),
 ) -> None:
     from svmtune.study._report import search_boxes
     from svmtune.study._results import format_summary, summary_table
@@ -57,11 +58,20 @@ def _print_report(
     counts = results["status"].value_counts().to_dict() if len(results) else {}
     status = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"
     print(f"study {name!r}: {len(results)} cells stored in {url} ({status})")
-    if n_running:
+    running = dict(running or {})
+    if running or missing:
+        n_all = len(results) + len(running) + len(missing)
         print(
-            f"  {n_running} more cells are being run by other processes (or by one that died; "
-            "they are taken over when its heartbeat is stale): the table is partial"
+            f"  partial table: {len(results)} of {n_all} cells stored; "
+            f"{len(running)} running, {len(missing)} not started"
         )
+        if running:
+            print(
+                "  running (in other processes, or in one that died: taken over once its "
+                "heartbeat is stale): " + _cell_list(running, running)
+            )
+        if missing:
+            print("  not started (run the study again to compute them): " + _cell_list(missing))
     failed = results[results["status"] != "ok"] if len(results) else results
     for row in failed.head(5).itertuples():
         first = str(row.error or "").strip().splitlines()
@@ -79,6 +89,39 @@ def _print_report(
     print()
     for key, path in paths.items():
         print(f"{key:>24}: {path}")
+
+
+def _cell_list(keys: Iterable[Any], workers: Mapping[Any, str] | None = None, n: int = 5) -> str:
+    """``dataset/split/method`` of the first ``n`` cells (with their worker), and how many more."""
+    keys = sorted(keys)
+    shown = [
+        f"{k.dataset}/{k.split}/{k.method}" + (f" [{workers[k]}]" if workers else "")
+        for k in keys[:n]
+    ]
+    more = f" and {len(keys) - n} more" if len(keys) > n else ""
+    return ", ".join(shown) + more
+
+
+def _expected_cells(definition: Mapping[str, Any]) -> list[Any]:
+    """The cells a stored study definition names (data sets x splits x methods)."""
+    from svmtune.study import CellKey
+
+    try:
+        return [
+            CellKey(str(d), i, str(m))
+            for d in definition["datasets"]
+            for i in range(int(definition["n_splits"]))
+            for m in definition["methods"]
+        ]
+    except (KeyError, TypeError, ValueError):
+        return []
+
+
+def _missing(expected: Iterable[Any], results: pd.DataFrame, running: Mapping[Any, str]) -> list:
+    have = set(
+        zip(results["dataset"], results["split"].astype(int), results["method"], strict=True)
+    )
+    return [k for k in expected if (k.dataset, k.split, k.method) not in have and k not in running]
 
 
 def _study_files(args: argparse.Namespace) -> tuple[Any, Any]:
@@ -116,22 +159,12 @@ def _check_storage_arg(url: str | None) -> None:
         )
 
 
-def _n_running(url: str, name: str) -> int:
-    from svmtune.study import Storage
-
-    store = Storage(url)
-    try:
-        return len(store.running(name))
-    finally:
-        store.close()
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     import contextlib
 
     import joblib
 
-    from svmtune.study import objective_labels, write_report
+    from svmtune.study import Storage, objective_labels, write_report
 
     if args.n_jobs == 0:
         raise ValueError("--n-jobs must be a positive number of processes, or -1 for all cores")
@@ -168,6 +201,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 retry_failed=args.retry_failed,
                 replace_changed=args.replace_changed,
                 progress=not args.no_progress,
+                stale_after=args.stale_after,
             )
     except KeyboardInterrupt:
         n = len(study.open_storage(url).finished(study.name))
@@ -177,13 +211,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
         )
         return 130
     outdir = Path(args.output) if args.output else Path("results") / study.name
-    results, traces = study.results(), study.traces()
-    n_running = _n_running(url, study.name)
+    store = Storage(url, read_only=True)
+    try:  # stored and running cells at one moment (other workers may still be writing)
+        snap = store.snapshot(study.name)
+    finally:
+        store.close()
+    results, traces = study.select(snap.cells), study.select(snap.traces)
+    missing = _missing(study.cell_keys(), results, snap.running)
     methods = list(study.methods)
     objectives = objective_labels(study.definition()["methods"])
     paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
     paths.update(_extra_figures(figures, study, outdir))
-    _print_report(study.name, url, results, paths, methods, n_running)
+    _print_report(study.name, url, results, paths, methods, snap.running, missing)
     return 0
 
 
@@ -213,12 +252,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
             raise ValueError(f"no study database at {url!r}")
         if db.stat().st_size == 0:
             raise ValueError(f"{db} is an empty file (0 bytes), not a study database")
-    store = Storage(url)
+    store = Storage(url, read_only=True)  # reading a report writes nothing to the database
     try:
         if study is not None:
             name = study.name
-            results, traces = study.results(storage=url), study.traces(storage=url)
-            n_running = len(store.running(name))
+            snap = store.snapshot(name)
+            results, traces = study.select(snap.cells), study.select(snap.traces)
+            expected = study.cell_keys()
             methods = list(study.methods)
             objectives = objective_labels(study.definition()["methods"])
         else:
@@ -238,18 +278,20 @@ def _cmd_report(args: argparse.Namespace) -> int:
                     f"{url} holds a study named {name!r}, which cannot name a folder: {exc}"
                     + ("" if args.output else "; give --output DIR")
                 ) from exc
-            results, traces = store.cells(name), store.traces(name)
-            n_running = len(store.running(name))
+            snap = store.snapshot(name)
+            results, traces = snap.cells, snap.traces
             definition = store.study_definition(name) or {}
+            expected = _expected_cells(definition)
             methods = list(definition.get("methods", {})) or list(dict.fromkeys(results["method"]))
             objectives = objective_labels(definition.get("methods", {}))
     finally:
         store.close()
+    missing = _missing(expected, results, snap.running)
     outdir = Path(args.output) if args.output else Path("results") / name
     paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
     if study is not None:
         paths.update(_extra_figures(figures, study, outdir))
-    _print_report(name, url, results, paths, methods, n_running)
+    _print_report(name, url, results, paths, methods, snap.running, missing)
     return 0
 
 
@@ -282,7 +324,15 @@ def build_parser() -> argparse.ArgumentParser:
         "them back into the .db file when it ends",
     )
     p.add_argument("--scheduler", help="run on a dask.distributed scheduler at this address")
-    p.add_argument("--connect-timeout", type=float, default=30.0, help=argparse.SUPPRESS)
+    p.add_argument("--connect-timeout", type=float, default=5.0, help=argparse.SUPPRESS)
+    p.add_argument(
+        "--stale-after",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="take over a claimed cell whose worker has not renewed its heartbeat for this long "
+        "(a worker on another machine that died; default 300). Give every worker the same value",
+    )
     p.add_argument("--output", help="directory of the table and plots (default: results/<study>)")
     p.add_argument("--retry-failed", action="store_true", help="run failed/timed-out cells again")
     p.add_argument(

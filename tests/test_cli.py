@@ -340,4 +340,62 @@ def test_report_says_when_other_processes_still_run_cells(study_file, tmp_path, 
     capsys.readouterr()
     assert main(["report", "--storage", url, "--output", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
-    assert "8 cells stored" in out and "1 more cells are being run by other processes" in out
+    assert "8 cells stored" in out and "partial table: 8 of 9 cells stored; 1 running" in out
+    assert "heart/5/LOO2+grid [elsewhere:1:w]" in out
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
+@pytest.mark.parametrize("where", ["read-only file", "read-only directory"])
+def test_report_reads_a_database_it_may_not_write(study_file, tmp_path, where):
+    """The database file is mode 0444, or its directory 0555 too; the report runs without the
+    right to override file modes (as root: with every capability dropped, by setpriv). It opens
+    the database read-only and changes nothing in it."""
+    import shutil
+    import stat
+
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("as root, needs setpriv (util-linux) to drop the right to write anything")
+        prefix = ["setpriv", "--bounding-set=-all", "--inh-caps=-all"]
+    dbdir = tmp_path / "db"
+    dbdir.mkdir()
+    db = dbdir / "ro.db"
+    url = f"sqlite:///{db}"
+    assert main(["run", str(study_file), "--storage", url, "--no-progress"]) == 0
+    before = db.read_bytes()
+    db.chmod(0o444)
+    if where == "read-only directory":
+        dbdir.chmod(0o555)
+    try:
+        cmd = [*prefix, sys.executable, "-m", "svmtune.cli", "report", "--storage", url]
+        proc = subprocess.run(
+            [*cmd, "--output", str(tmp_path / "report")],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert "8 cells stored" in proc.stdout and "partial" not in proc.stdout
+        assert (tmp_path / "report" / "results.csv").is_file()
+        assert db.read_bytes() == before
+        assert stat.S_IMODE(db.stat().st_mode) == 0o444
+        if where == "read-only directory":
+            assert [p.name for p in dbdir.iterdir()] == ["ro.db"]
+    finally:
+        dbdir.chmod(0o755)
+
+
+def test_a_read_only_storage_refuses_writes(tmp_path):
+    from svmtune.study import Storage
+
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    Storage(url).close()
+    ro = Storage(url, read_only=True)
+    with pytest.raises(Exception, match="readonly|read-only|query_only"):
+        ro.register_study("st", 0, {})
+    assert ro.study_names() == []
+    ro.close()
+    with pytest.raises(ValueError, match="no study database at .*missing.db"):
+        Storage(f"sqlite:///{tmp_path / 'missing.db'}", read_only=True)
+    assert not (tmp_path / "missing.db").exists()

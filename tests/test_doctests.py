@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import io
 import pkgutil
 import warnings
 
@@ -24,10 +25,11 @@ def test_examples_run(name: str) -> None:
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # experimental-feature notices of optional samplers
+        report = io.StringIO()
         for test in finder.find(module, name):
-            runner.run(test)
+            runner.run(test, out=report.write)
     result = runner.summarize(verbose=False)
-    assert result.failed == 0, f"{result.failed} of {result.attempted} examples failed in {name}"
+    assert result.failed == 0, f"{result.failed} of {result.attempted} failed:\n{report.getvalue()}"
 
 
 def test_every_public_module_is_covered() -> None:

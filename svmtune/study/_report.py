@@ -109,9 +109,6 @@ def write_report(
         Name -> path of every file written (``"results"``, ``"summary"``,
         ``"summary_by_method"``, then one per plot).
     """
-    from svmtune.plots import save_plots
-    from svmtune.study._verdict import write_verdict
-
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
@@ -128,8 +125,53 @@ def write_report(
     paths["summary_by_method"] = out / "summary_by_method.csv"
     search_boxes(results, methods=methods).to_csv(out / "boxes.csv", index=False)
     paths["boxes"] = out / "boxes.csv"
-    for p in save_plots(results, traces, out, methods=methods, objectives=objectives):
-        paths[p.stem] = p
-    # the verdict: report.md, comparison.csv, CD diagram, anytime profiles, ECDF
-    paths.update(write_verdict(results, traces, out, name=out.resolve().name, methods=methods))
+    # The plots and the verdict are redrawn only when what they show changed (a rerun of a
+    # fully stored study redraws nothing): their inputs' fingerprint is kept beside them.
+    stamp = out / ".plots.json"
+    key = _plots_fingerprint(flat, traces, methods, objectives)
+    try:
+        old = json.loads(stamp.read_text())
+    except (OSError, ValueError):
+        old = {}
+    files = old.get("files")
+    if (
+        old.get("key") == key
+        and isinstance(files, dict)
+        and all((out / f).is_file() for f in files.values())
+    ):
+        drawn = {name: out / f for name, f in files.items()}
+    else:
+        from svmtune.plots import save_plots  # matplotlib: only when drawing
+        from svmtune.study._verdict import write_verdict
+
+        stamp.unlink(missing_ok=True)
+        drawn = {
+            p.stem: p
+            for p in save_plots(results, traces, out, methods=methods, objectives=objectives)
+        }
+        # the verdict: report.md, comparison.csv, CD diagram, anytime profiles, ECDF
+        drawn.update(write_verdict(results, traces, out, name=out.resolve().name, methods=methods))
+        stamp.write_text(json.dumps({"key": key, "files": {k: p.name for k, p in drawn.items()}}))
+    paths.update(drawn)
     return paths
+
+
+def _plots_fingerprint(
+    flat: pd.DataFrame,
+    traces: pd.DataFrame,
+    methods: Sequence[str] | None,
+    objectives: Mapping[str, str] | None,
+) -> str:
+    """A hash of everything the plots and the verdict show, and of the code that draws them."""
+    import hashlib
+    import importlib.util
+
+    h = hashlib.sha256()
+    h.update(flat.to_csv(index=False).encode())
+    h.update(traces.to_csv(index=False).encode())
+    h.update(json.dumps([list(methods or []), dict(objectives or {})], default=str).encode())
+    for module in ("svmtune.plots", "svmtune.verdict_plots", "svmtune.study._verdict"):
+        spec = importlib.util.find_spec(module)
+        if spec is not None and spec.origin:
+            h.update(Path(spec.origin).read_bytes())
+    return h.hexdigest()

@@ -22,9 +22,11 @@ import json
 import math
 import os
 import socket
+import sqlite3
 import time
 import uuid
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,7 @@ from sqlalchemy.engine import Engine, make_url
 from svmtune._params import diff_records
 from svmtune.study._cell import CellKey, CellRecord
 
-__all__ = ["Storage", "default_storage_url"]
+__all__ = ["Snapshot", "Storage", "default_storage_url"]
 
 #: Status of a claimed cell that is being computed.
 RUNNING = "running"
@@ -142,6 +144,27 @@ CELL_COLUMNS = (
 _MEMORY_ENGINES: dict[str, Engine] = {}
 
 
+def sqlite_file(url: str) -> Path | None:
+    """The file a ``sqlite:///`` URL names; None for another database or an in-memory one."""
+    try:
+        parsed = make_url(url)
+    except Exception:
+        return None
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(str(parsed.database)).expanduser()
+
+
+def empty_cells() -> pd.DataFrame:
+    """A cells table with no row (what :meth:`Storage.cells` returns for a new study)."""
+    return _cells_frame([])
+
+
+def empty_traces() -> pd.DataFrame:
+    """A traces table with no row."""
+    return _traces_frame([])
+
+
 def default_storage_url(study_name: str) -> str:
     """``sqlite:///results/<study>.db``, relative to the current directory."""
     return f"sqlite:///results/{study_name}.db"
@@ -219,6 +242,71 @@ def _aware(t: datetime | None) -> datetime | None:
     return t if t.tzinfo is not None else t.replace(tzinfo=UTC)
 
 
+#: Seconds to wait for a database server to answer a new connection.
+CONNECT_TIMEOUT_S = 5
+
+
+def _server_engine(parsed: Any) -> Engine:
+    """An engine on a database server: connections time out after CONNECT_TIMEOUT_S (an
+    unreachable host is an error in seconds, not minutes); a dropped connection is replaced."""
+    connect_args: dict[str, Any] = {}
+    if parsed.get_backend_name() == "postgresql" and "connect_timeout" not in parsed.query:
+        connect_args["connect_timeout"] = CONNECT_TIMEOUT_S
+    return sa.create_engine(parsed, connect_args=connect_args, pool_pre_ping=True)
+
+
+def _sqlite_read_only_engine(parsed: Any, path: Path) -> Engine:
+    """A SQLite file opened for reading only, also where the process may not write.
+
+    A file it may write, in a directory it may write, is opened as usual with ``PRAGMA
+    query_only`` (SQLite refuses every write; closing cleans up the ``-wal``/``-shm`` files).
+    Otherwise the file is opened ``mode=ro``, and ``immutable`` in a directory where no
+    ``-wal`` file can exist (nobody can be writing it there, and no ``-shm`` file can be made).
+    """
+    from urllib.parse import quote
+
+    if not path.is_file():
+        raise ValueError(f"no study database at {path}")
+    path = path.resolve()
+    dir_ok = os.access(path.parent, os.W_OK)
+    if dir_ok and os.access(path, os.W_OK):
+        uri = f"file:{quote(str(path))}"
+        query_only = True
+    else:
+        wal = path.with_name(path.name + "-wal").exists()
+        uri = f"file:{quote(str(path))}?mode=ro" + ("" if dir_ok or wal else "&immutable=1")
+        query_only = False
+    engine = sa.create_engine(
+        "sqlite://", creator=lambda: sqlite3.connect(uri, uri=True, check_same_thread=False)
+    )
+
+    def pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cur = dbapi_connection.cursor()
+        cur.execute("PRAGMA busy_timeout=30000")
+        if query_only:
+            cur.execute("PRAGMA query_only=ON")
+        cur.close()
+
+    sa.event.listen(engine, "connect", pragmas)
+    sa.event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
+    return engine
+
+
+#: The driver a URL's dialect needs, and how to install it.
+_DRIVERS = {
+    "postgresql": "pip install 'svmtune[postgres]' (psycopg 3) and write the URL as "
+    "postgresql+psycopg://user:password@host/db",
+    "mysql": "pip install pymysql and write the URL as mysql+pymysql://user:password@host/db",
+}
+
+
+def _driver_hint(parsed: Any, exc: BaseException) -> str:
+    backend = parsed.get_backend_name()
+    how = _DRIVERS.get(backend, f"install the Python driver SQLAlchemy uses for {backend!r}")
+    return f"the database driver {parsed.drivername!r} is not installed ({exc}): {how}"
+
+
 class StudyChangedError(ValueError):
     """A method of a study differs from the one whose cells are stored under its name."""
 
@@ -242,8 +330,9 @@ class Storage:
     []
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, read_only: bool = False) -> None:
         self.url = str(url)
+        self.read_only = bool(read_only)
         try:
             parsed = make_url(self.url)
         except Exception as exc:
@@ -258,6 +347,8 @@ class Storage:
         self.in_memory = parsed.get_backend_name() == "sqlite" and db in (None, "", ":memory:")
         #: The URL named an existing SQLite file of 0 bytes (SQLite makes it a new database).
         self.empty_file = False
+        #: False for a read-only storage whose database has no study tables yet.
+        self.has_tables = True
         try:
             if self.in_memory:
                 # one database per URL for the life of the process (each engine would get its own)
@@ -268,16 +359,26 @@ class Storage:
                         connect_args={"check_same_thread": False},  # joblib's threads claim
                     )
                 self.engine: Engine = _MEMORY_ENGINES[self.url]
-            else:
-                if parsed.get_backend_name() == "sqlite":
-                    path = Path(str(db)).expanduser()
+            elif parsed.get_backend_name() == "sqlite":
+                path = Path(str(db)).expanduser()
+                if self.read_only:
+                    self.engine = _sqlite_read_only_engine(parsed, path)
+                else:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     self.empty_file = path.is_file() and path.stat().st_size == 0
-                self.engine = sa.create_engine(parsed)
-                if self.engine.dialect.name == "sqlite":
+                    self.engine = sa.create_engine(parsed)
                     sa.event.listen(self.engine, "connect", _sqlite_pragmas)
                     sa.event.listen(self.engine, "begin", _sqlite_begin)
-            self._create_tables()
+            else:
+                self.engine = _server_engine(parsed)
+            if self.read_only:
+                self.has_tables = sa.inspect(self.engine).has_table("cells")
+            else:
+                self._create_tables()
+        except (ImportError, sa.exc.NoSuchModuleError) as exc:
+            raise ValueError(
+                f"cannot open storage {self.display_url!r}: {_driver_hint(parsed, exc)}"
+            ) from exc
         except Exception as exc:
             raise ValueError(f"cannot open storage {self.display_url!r}: {exc}") from exc
 
@@ -324,11 +425,15 @@ class Storage:
 
     # -- studies ----------------------------------------------------------------------------
     def study_names(self) -> list[str]:
+        if not self.has_tables:
+            return []
         with self.engine.connect() as conn:
             rows = conn.execute(sa.select(studies_table.c.name).order_by(studies_table.c.id))
             return [r[0] for r in rows]
 
     def study_id(self, name: str) -> int | None:
+        if not self.has_tables:
+            return None
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(studies_table.c.id).where(studies_table.c.name == name)
@@ -336,6 +441,8 @@ class Storage:
         return None if row is None else int(row[0])
 
     def study_definition(self, name: str) -> dict[str, Any] | None:
+        if not self.has_tables:
+            return None
         with self.engine.connect() as conn:
             row = conn.execute(
                 sa.select(studies_table.c.definition).where(studies_table.c.name == name)
@@ -479,6 +586,35 @@ class Storage:
             )
             return {CellKey(r.dataset, int(r.split), r.method): str(r.worker) for r in rows}
 
+    def taken(self, study: str) -> set[CellKey]:
+        """The cells of ``study`` that have a row: stored, or claimed by some worker."""
+        sid = self.study_id(study)
+        if sid is None:
+            return set()
+        c = cells_table.c
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(c.dataset, c.split, c.method).where(c.study_id == sid))
+            return {CellKey(r.dataset, int(r.split), r.method) for r in rows}
+
+    def stale(self, study: str, stale_after: float) -> set[CellKey]:
+        """The running cells of ``study`` whose claims may be taken over (see :meth:`claim`)."""
+        sid = self.study_id(study)
+        if sid is None:
+            return set()
+        c = cells_table.c
+        now = datetime.now(UTC)
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                sa.select(c.dataset, c.split, c.method, c.worker, c.heartbeat).where(
+                    c.study_id == sid, c.status == RUNNING
+                )
+            ).all()
+        return {
+            CellKey(r.dataset, int(r.split), r.method)
+            for r in rows
+            if _claim_is_stale(r, now, stale_after)
+        }
+
     def claim(
         self,
         study_id: int,
@@ -504,22 +640,24 @@ class Storage:
             c.split == int(key.split),
             c.method == key.method,
         )
+        values = {
+            "study_id": study_id,
+            "dataset": key.dataset,
+            "split": int(key.split),
+            "method": key.method,
+            "status": RUNNING,
+            "seed": 0,
+            "worker": worker,
+            "heartbeat": now,
+            "started_at": now,
+        }
         try:
             with self._write() as conn, conn.begin():
-                conn.execute(
-                    cells_table.insert().values(
-                        study_id=study_id,
-                        dataset=key.dataset,
-                        split=int(key.split),
-                        method=key.method,
-                        status=RUNNING,
-                        seed=0,
-                        worker=worker,
-                        heartbeat=now,
-                        started_at=now,
-                    )
-                )
-            return True
+                stmt, returning = _insert_if_absent(self.engine.dialect.name, values)
+                res = conn.execute(stmt)
+                won = res.first() is not None if returning else True
+            if won:
+                return True
         except sa.exc.IntegrityError:
             pass
         with self.engine.connect() as conn:
@@ -629,65 +767,148 @@ class Storage:
 
     def cells(self, study: str | None = None) -> pd.DataFrame:
         """The stored cells (of one study, or all), one row each, ``best_params`` as dicts."""
-        c, s = cells_table.c, studies_table.c
-        query = (
-            sa.select(s.name.label("study"), *(getattr(c, n) for n in CELL_COLUMNS))
-            .join_from(cells_table, studies_table, c.study_id == s.id)
-            .order_by(s.name, c.dataset, c.split, c.method)
-        )
-        query = query.where(c.status != RUNNING)
-        if study is not None:
-            query = query.where(s.name == study)
+        if not self.has_tables:
+            return _cells_frame([])
         with self.engine.connect() as conn:
-            df = pd.DataFrame(conn.execute(query).mappings().all())
-        if df.empty:
-            df = pd.DataFrame(columns=["study", *CELL_COLUMNS])
-        for col in ("best_params", "box"):
-            df[col] = [
-                None if v is None or (isinstance(v, float) and math.isnan(v)) else json.loads(v)
-                for v in df[col]
-            ]
-        for col in ("objective_value", "test_error", "wall_s", "cpu_s"):
-            df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
-        df["split"] = df["split"].astype(int)
-        return df.reset_index(drop=True)
+            return _cells_frame(conn.execute(_cells_query(study)).mappings().all())
 
     def traces(self, study: str | None = None) -> pd.DataFrame:
         """Every stored evaluation, with the cell's key, ``param_<name>`` columns expanded."""
-        t, c, s = traces_table.c, cells_table.c, studies_table.c
-        cols = [col for col in traces_table.columns if col.name not in ("cell_id",)]
-        query = (
-            sa.select(s.name.label("study"), c.dataset, c.split, c.method, *cols)
-            .join_from(traces_table, cells_table, t.cell_id == c.id)
-            .join(studies_table, c.study_id == s.id)
-            .order_by(s.name, c.dataset, c.split, c.method, t.eval)
-        )
-        if study is not None:
-            query = query.where(s.name == study)
+        if not self.has_tables:
+            return _traces_frame([])
         with self.engine.connect() as conn:
-            df = pd.DataFrame(conn.execute(query).mappings().all())
-        base = ["study", "dataset", "split", "method"]
-        if df.empty:
-            return pd.DataFrame(columns=[*base, *(col.name for col in cols)])
-        params = pd.DataFrame([json.loads(p) for p in df.pop("params")], index=df.index)
-        params.columns = [f"param_{n}" for n in params.columns]
-        df = pd.concat([df, params], axis=1)
-        for col in (
-            "value",
-            "best_value",
-            "incumbent_test_error",
-            "wall_s",
-            "cpu_s",
-            "cum_wall_s",
-            "cum_cpu_s",
-        ):
-            df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
-        return df
+            return _traces_frame(conn.execute(_traces_query(study)).mappings().all())
+
+    def snapshot(self, study: str) -> Snapshot:
+        """The stored cells, their traces and the running claims of ``study``, all read in one
+        transaction (one consistent state of the database, even while workers write): a report
+        of a study being worked on counts what was stored and what was running at one moment.
+        """
+        empty = Snapshot(_cells_frame([]), _traces_frame([]), {})
+        if not self.has_tables:
+            return empty
+        c, s = cells_table.c, studies_table.c
+        conn = self.engine.connect()
+        if self.engine.dialect.name != "sqlite":
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        with conn, conn.begin():
+            cells = conn.execute(_cells_query(study)).mappings().all()
+            traces = conn.execute(_traces_query(study)).mappings().all()
+            running = conn.execute(
+                sa.select(c.dataset, c.split, c.method, c.worker)
+                .join_from(cells_table, studies_table, c.study_id == s.id)
+                .where(s.name == study, c.status == RUNNING)
+            ).all()
+        return Snapshot(
+            _cells_frame(cells),
+            _traces_frame(traces),
+            {CellKey(r.dataset, int(r.split), r.method): str(r.worker) for r in running},
+        )
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What :meth:`Storage.snapshot` read: stored cells, their traces, running claims."""
+
+    cells: pd.DataFrame
+    traces: pd.DataFrame
+    running: dict[CellKey, str]
+
+
+def _cells_query(study: str | None) -> Any:
+    c, s = cells_table.c, studies_table.c
+    query = (
+        sa.select(s.name.label("study"), *(getattr(c, n) for n in CELL_COLUMNS))
+        .join_from(cells_table, studies_table, c.study_id == s.id)
+        .order_by(s.name, c.dataset, c.split, c.method)
+    )
+    query = query.where(c.status != RUNNING)
+    if study is not None:
+        query = query.where(s.name == study)
+    return query
+
+
+def _cells_frame(rows: Any) -> pd.DataFrame:
+    df = pd.DataFrame(rows)
+    if df.empty:
+        df = pd.DataFrame(columns=["study", *CELL_COLUMNS])
+    for col in ("best_params", "box"):
+        df[col] = [
+            None if v is None or (isinstance(v, float) and math.isnan(v)) else json.loads(v)
+            for v in df[col]
+        ]
+    for col in ("objective_value", "test_error", "wall_s", "cpu_s"):
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    df["split"] = df["split"].astype(int)
+    return df.reset_index(drop=True)
+
+
+_TRACE_COLUMNS = [col for col in traces_table.columns if col.name not in ("cell_id",)]
+
+
+def _traces_query(study: str | None) -> Any:
+    t, c, s = traces_table.c, cells_table.c, studies_table.c
+    query = (
+        sa.select(s.name.label("study"), c.dataset, c.split, c.method, *_TRACE_COLUMNS)
+        .join_from(traces_table, cells_table, t.cell_id == c.id)
+        .join(studies_table, c.study_id == s.id)
+        .order_by(s.name, c.dataset, c.split, c.method, t.eval)
+    )
+    if study is not None:
+        query = query.where(s.name == study)
+    return query
+
+
+def _traces_frame(rows: Any) -> pd.DataFrame:
+    df = pd.DataFrame(rows)
+    base = ["study", "dataset", "split", "method"]
+    if df.empty:
+        return pd.DataFrame(columns=[*base, *(col.name for col in _TRACE_COLUMNS)])
+    params = pd.DataFrame([json.loads(p) for p in df.pop("params")], index=df.index)
+    params.columns = [f"param_{n}" for n in params.columns]
+    df = pd.concat([df, params], axis=1)
+    for col in (
+        "value",
+        "best_value",
+        "incumbent_test_error",
+        "wall_s",
+        "cpu_s",
+        "cum_wall_s",
+        "cum_cpu_s",
+    ):
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    return df
+
+
+def _insert_if_absent(dialect: str, values: dict[str, Any]) -> tuple[Any, bool]:
+    """``INSERT ... ON CONFLICT DO NOTHING RETURNING id`` where the dialect has it (a lost race
+    returns no row, instead of an error the server logs); a plain insert elsewhere (a lost race
+    is an IntegrityError)."""
+    c = cells_table.c
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(cells_table).values(**values).on_conflict_do_nothing().returning(
+            c.id
+        ), True
+    if dialect == "sqlite" and sqlite3.sqlite_version_info >= (3, 35):
+        from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+        stmt = sqlite_insert(cells_table).values(**values).on_conflict_do_nothing()
+        return stmt.returning(c.id), True
+    return cells_table.insert().values(**values), False
+
+
+def worker_host() -> str:
+    """The host part of this process's worker ids: ``$SVMTUNE_WORKER_HOST`` if set, else the
+    host name. Set it where machines share a host name (containers with a fixed hostname): a
+    claim of another machine must not be judged by a process id of this one."""
+    return os.environ.get("SVMTUNE_WORKER_HOST") or socket.gethostname()
 
 
 def new_worker_id() -> str:
     """``host:pid:random``: unique, and tells a claim of a dead local process from a live one."""
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+    return f"{worker_host()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
 
 
 def _claim_is_stale(row: Any, now: datetime, stale_after: float) -> bool:
@@ -696,7 +917,7 @@ def _claim_is_stale(row: Any, now: datetime, stale_after: float) -> bool:
         return True
     host, _, rest = str(row.worker or "").partition(":")
     pid = rest.partition(":")[0]
-    return host == socket.gethostname() and pid.isdigit() and not _pid_alive(int(pid))
+    return host == worker_host() and pid.isdigit() and not _pid_alive(int(pid))
 
 
 def _cell_values(rec: CellRecord) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import math
 import os
 import re
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -28,25 +29,127 @@ from svmtune.study._data import (
 from svmtune.study._method import Method
 from svmtune.study._peer import PeerMethod
 from svmtune.study._results import SummaryTable, summary_table
-from svmtune.study._storage import Storage, default_storage_url, new_worker_id
+from svmtune.study._storage import (
+    Storage,
+    default_storage_url,
+    empty_cells,
+    empty_traces,
+    new_worker_id,
+    sqlite_file,
+)
 
 #: Seconds between two heartbeats of a running study's claims.
 HEARTBEAT_S = 30.0
 #: A claim whose heartbeat is older than this is taken over by another process.
 STALE_AFTER_S = 300.0
+#: Seconds between two looks at the cells other workers run, once this one has none left.
+_POLL_S = 2.0
+#: After a lost claim, the next cell is drawn among this many free ones (see claim_cells).
+_WINDOW = 16
+
+
+def claim_cells(
+    store: Storage,
+    study_id: int,
+    study: str,
+    keys: Sequence[CellKey],
+    worker: str,
+    *,
+    redo: tuple[str, ...] = (),
+    stale_after: float = STALE_AFTER_S,
+) -> Iterator[CellKey]:
+    """Claim the cells of ``keys`` one by one, as the caller asks for the next; yield those won.
+
+    Cells are tried in the order given until a claim is lost: other workers walk the same
+    order. Then the cells that have a row (stored or claimed) are read in one query and
+    skipped, and the next cell is drawn at random among the first ``_WINDOW`` free ones, so that
+    workers that start together spread out instead of all racing for the same next cell (and
+    the order is kept, up to that window). A second pass over the skipped cells takes over the
+    claims of workers that died meanwhile.
+    """
+    import random
+
+    rng = random.Random(worker)
+    order = list(keys)
+    skipped: list[CellKey] = []
+    taken: set[CellKey] = set()
+    lost = False
+    while order:
+        if redo:  # stored cells are to be tried again: nothing to skip
+            key = order.pop(0)
+        else:
+            free = [i for i, k in enumerate(order[: 4 * _WINDOW]) if k not in taken]
+            if not free:  # the next cells are all taken: skip them
+                skipped.extend(order[: 4 * _WINDOW])
+                del order[: 4 * _WINDOW]
+                continue
+            i = free[rng.randrange(min(len(free), _WINDOW))] if lost else free[0]
+            key = order.pop(i)
+            skipped.extend(k for k in order[:i] if k in taken)
+            order[:i] = [k for k in order[:i] if k not in taken]
+        if store.claim(study_id, key, worker, redo=redo, stale_after=stale_after):
+            lost = False
+            yield key
+        else:
+            lost = True
+            skipped.append(key)
+            if not redo:
+                taken = store.taken(study)
+    if skipped:
+        stored, running = store.finished(study), store.running(study)
+        stale = store.stale(study, stale_after)
+        for key in skipped:
+            open_ = key not in stored and (key not in running or key in stale)
+            if open_ and store.claim(study_id, key, worker, stale_after=stale_after):
+                yield key
+
+
+def expected_cost(task: CellTask) -> float:
+    """A cheap guess of a cell's cost, to start the longest cells first: ``n_train ** 2`` (a
+    kernel matrix) x the tuner's evaluations x the objective's solves per evaluation (k for
+    k-fold CV, ``n_train / 10`` retrains for the exact leave-one-out error, else 1).
+
+    Only the order of the cells depends on it, never their results.
+    """
+    n = 100.0
+    if task.data.bundled:
+        try:
+            from svmtune.datasets._registry import SOURCES, resolve
+
+            rows = SOURCES[resolve(task.data.bundled_name).source].rows
+            n = rows * (1.0 - task.test_size if task.protocol == "holdout" else 0.7)
+        except (KeyError, ValueError):
+            pass
+    method = task.method
+    tuner, objective = getattr(method, "tuner", None), getattr(method, "objective", None)
+    evals = float(getattr(tuner, "max_evals", None) or 0)
+    if not evals:
+        try:
+            dims = len(method.search_space())
+        except Exception:
+            dims = 1
+        evals = float(getattr(tuner, "n_points", 0) or 0) ** dims or 20.0
+    per_eval = 1.0
+    name = type(objective).__name__
+    if name == "KFoldCV":
+        per_eval = float(getattr(objective, "k", 5))
+    elif name == "ExactLOO":
+        per_eval = max(1.0, n / 10)
+    return n * n * evals * per_eval
 
 
 class _Heartbeat:
-    """A daemon thread renewing the heartbeat of a worker's claims every HEARTBEAT_S seconds."""
+    """A daemon thread renewing the heartbeat of a worker's claims every ``interval`` seconds."""
 
-    def __init__(self, store: Storage, worker: str) -> None:
+    def __init__(self, store: Storage, worker: str, interval: float = HEARTBEAT_S) -> None:
         self.store = store
         self.worker = worker
+        self.interval = interval
         self.done = threading.Event()
         self.thread = threading.Thread(target=self._loop, name="svmtune-heartbeat", daemon=True)
 
     def _loop(self) -> None:
-        while not self.done.wait(HEARTBEAT_S):
+        while not self.done.wait(self.interval):
             try:
                 self.store.heartbeat(self.worker)
             except Exception:  # a busy database: the next beat will do
@@ -358,6 +461,7 @@ class Study:
         retry_failed: bool = False,
         replace_changed: bool = False,
         progress: bool | Callable[[CellRecord, int, int], None] = False,
+        stale_after: float = STALE_AFTER_S,
     ) -> Study:
         """Run every cell not stored yet; write each finished cell at once.
 
@@ -378,6 +482,11 @@ class Study:
         progress : bool or callable, default False
             True shows a tqdm bar (cells done / total, ETA) on stderr; a callable is called
             ``progress(record, n_done, n_total)`` after each stored cell.
+        stale_after : float, default 300
+            Seconds after which another worker's claim whose heartbeat was not renewed is taken
+            over (its process is presumed dead; on this host a dead process's claims are taken
+            over at once). Heartbeats are renewed every ``min(30, stale_after / 3)`` seconds;
+            every worker of a study should use the same value.
 
         Returns
         -------
@@ -395,6 +504,15 @@ class Study:
         claims a cell before it runs it, so every cell is computed once, and the cells of a
         process that died are taken over by the others (see :class:`Storage`).
         """
+        if not (
+            isinstance(stale_after, float | int)
+            and not isinstance(stale_after, bool)
+            and math.isfinite(stale_after)
+            and stale_after > 0
+        ):
+            raise ValueError(
+                f"stale_after must be a positive number of seconds; got {stale_after!r}"
+            )
         tasks = self._tasks()  # validates everything first
         payloads = {}
         for t in tasks:
@@ -409,7 +527,7 @@ class Study:
         store = Storage(url)
         self.storage_ = url
         worker = new_worker_id()
-        beat = _Heartbeat(store, worker)
+        beat = _Heartbeat(store, worker, min(HEARTBEAT_S, stale_after / 3))
         try:
             study_id = store.register_study(
                 self.name, self.seed, self.definition(), replace_changed=replace_changed
@@ -419,23 +537,21 @@ class Study:
             redo = ("failed", "timeout") if retry_failed else ()
             done = store.finished(self.name)
             candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]
+            # longest first: no core idles at the end while one runs the last long cell
+            candidates.sort(key=expected_cost, reverse=True)
 
-            def claimed() -> Iterator[CellTask]:
-                """The cells this process claims, claimed just before they are dispatched; a
-                second pass takes over the cells of workers that died meanwhile."""
-                skipped = []
-                for t in candidates:
-                    if store.claim(study_id, t.key, worker, redo=redo, stale_after=STALE_AFTER_S):
-                        yield t
-                    else:
-                        skipped.append(t)
-                if skipped:
-                    stored = store.finished(self.name)
-                    for t in skipped:
-                        if t.key not in stored and store.claim(
-                            study_id, t.key, worker, stale_after=STALE_AFTER_S
-                        ):
-                            yield t
+            def claimed(pending: list[CellTask], redo: tuple[str, ...]) -> Iterator[CellTask]:
+                by_key = {t.key: t for t in pending}
+                keys = claim_cells(
+                    store,
+                    study_id,
+                    self.name,
+                    list(by_key),
+                    worker,
+                    redo=redo,
+                    stale_after=stale_after,
+                )
+                return (by_key[k] for k in keys)
 
             bar = None
             if progress is True:
@@ -444,19 +560,37 @@ class Study:
                 bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=self.name)
             beat.start()
             try:
-                for rec in self._execute(claimed(), payloads, n_jobs):
-                    if not store.write_cell(study_id, rec, worker=worker):
-                        continue  # taken over meanwhile (we were presumed dead): theirs counts
-                    n_done += 1
-                    if bar is not None:
-                        bar.update(1)
-                        if rec.status != "ok":
-                            bar.set_postfix_str(
-                                f"last {rec.status}: {rec.key.dataset}/"
-                                f"{rec.key.split}/{rec.key.method}"
-                            )
-                    elif callable(progress):
-                        progress(rec, n_done, n_total)
+                pending, redo_now = candidates, redo
+                while pending:
+                    for rec in self._execute(claimed(pending, redo_now), payloads, n_jobs):
+                        if not store.write_cell(study_id, rec, worker=worker):
+                            continue  # taken over meanwhile (we were presumed dead): theirs counts
+                        n_done += 1
+                        if bar is not None:
+                            bar.update(1)
+                            if rec.status != "ok":
+                                bar.set_postfix_str(
+                                    f"last {rec.status}: {rec.key.dataset}/"
+                                    f"{rec.key.split}/{rec.key.method}"
+                                )
+                        elif callable(progress):
+                            progress(rec, n_done, n_total)
+                    # Cells other workers still run: wait for them, and take over the claims of
+                    # those that die (once their heartbeat is stale), so that the study is
+                    # complete when this run returns.
+                    redo_now = ()
+                    while True:
+                        stored = store.finished(self.name)
+                        left = [t for t in candidates if t.key not in stored]
+                        if not left:
+                            pending = []
+                            break
+                        running = store.running(self.name)
+                        stale = store.stale(self.name, stale_after)
+                        pending = [t for t in left if t.key not in running or t.key in stale]
+                        if pending:
+                            break
+                        time.sleep(min(_POLL_S, stale_after / 3))
             finally:
                 if bar is not None:
                     bar.close()
@@ -486,22 +620,33 @@ class Study:
 
     # -- results ---------------------------------------------------------------------------
     def results(self, *, storage: str | None = None) -> pd.DataFrame:
-        """The stored cells of this study's definition, one row each (see :class:`Storage`)."""
-        store = self.open_storage(storage)
+        """The stored cells of this study's definition, one row each (see :class:`Storage`).
+
+        The database is opened read-only; a SQLite file that does not exist yet has no cells.
+        """
+        store = self._read_storage(storage)
+        if store is None:
+            return self.select(empty_cells())
         try:
             df = store.cells(self.name)
         finally:
             store.close()
-        keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
-        return _only(df, keys)
+        return self.select(df)
 
     def traces(self, *, storage: str | None = None) -> pd.DataFrame:
         """Every evaluation of every stored cell, with the cell's key."""
-        store = self.open_storage(storage)
+        store = self._read_storage(storage)
+        if store is None:
+            return self.select(empty_traces())
         try:
             df = store.traces(self.name)
         finally:
             store.close()
+        return self.select(df)
+
+    def select(self, df: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``df`` (cells or traces) whose (dataset, split, method) is a cell of
+        this study's definition."""
         keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
         return _only(df, keys)
 
@@ -530,6 +675,14 @@ class Study:
             missing=missing,
             alpha=alpha,
         )
+
+    def _read_storage(self, storage: str | None) -> Storage | None:
+        """The database opened read-only; None for a SQLite file that does not exist yet."""
+        url = self.storage_url(storage)
+        path = sqlite_file(url)
+        if path is not None and not path.is_file():
+            return None
+        return Storage(url, read_only=True)
 
     def summary(self, *, storage: str | None = None) -> SummaryTable:
         """The papers' table: mean and sd per data set x method, averages, estimate error.

@@ -297,3 +297,27 @@ def test_a_finished_run_leaves_every_cell_in_the_db_file_alone(tmp_path):
     with sqlite3.connect(alone) as conn:
         assert conn.execute("SELECT COUNT(*) FROM cells").fetchone()[0] == 4
         assert conn.execute("SELECT COUNT(*) FROM traces").fetchone()[0] > 0
+
+
+def test_cells_run_longest_expected_first(tmp_path):
+    """k-fold CV solves k SVMs per evaluation, the LOO estimate none: the k-fold cells of the
+    larger data set (heart, 189 training points, against sonar's 145) start first."""
+    from svmtune.objectives import KFoldCV
+    from svmtune.study._study import expected_cost
+
+    study = Study(
+        "order",
+        datasets=["sonar", "heart"],
+        split="fischetti",
+        n_splits=1,
+        storage=f"sqlite:///{tmp_path / 'o.db'}",
+        methods={
+            "loo": Method(LOOEstimate(model="loo2"), Grid(n_points=2), RBF()),
+            "cv": Method(KFoldCV(k=3), Grid(n_points=2), RBF()),
+        },
+    )
+    order = []
+    study.run(n_jobs=1, progress=lambda rec, *_: order.append((rec.key.dataset, rec.key.method)))
+    assert order == [("heart", "cv"), ("sonar", "cv"), ("heart", "loo"), ("sonar", "loo")]
+    costs = {t.key: expected_cost(t) for t in study._tasks()}
+    assert sorted(costs, key=costs.get, reverse=True)[0].dataset == "heart"

@@ -103,15 +103,6 @@ def _cell_counts(db):
     return counts, n_trace
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory):
-    """The single uninterrupted run the concurrent ones must equal."""
-    path = tmp_path_factory.mktemp("ref") / "killme.py"
-    path.write_text(STUDY_FILE)
-    study = load_study(path).run(n_jobs=1, storage=f"sqlite:///{path.parent / 'ref.db'}")
-    return stable(study.results())
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 def test_three_processes_on_one_sqlite_file_store_every_cell_once(tmp_path, reference):
     path = tmp_path / "killme.py"
@@ -162,3 +153,21 @@ def test_kill_one_of_two_workers_the_other_and_a_resume_finish_each_cell_once(tm
     assert n_trace == 3 * N_CELLS
     assert calls == []
     pd.testing.assert_frame_equal(stable(load_study(path).results(storage=url)), reference)
+
+
+def test_worker_host_names_the_machine_where_host_names_collide(store, monkeypatch):
+    """With SVMTUNE_WORKER_HOST set, a claim made under the machine's host name is another
+    machine's: a dead process id here says nothing about it (only its heartbeat does)."""
+    import socket
+
+    from svmtune.study._storage import new_worker_id
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    sid = store.register_study("st", 0, {})
+    assert store.claim(sid, KEY, f"{socket.gethostname()}:{dead.pid}:x")
+    monkeypatch.setenv("SVMTUNE_WORKER_HOST", "container-7")
+    me = new_worker_id()
+    assert me.startswith(f"container-7:{os.getpid()}:")
+    assert not store.claim(sid, KEY, me)  # not judged by pid: its heartbeat is fresh
+    assert store.claim(sid, KEY, me, stale_after=0.0)  # stale: taken over

@@ -1,0 +1,206 @@
+"""Scaling a study: fixed costs of a run, the 1 -> 2 process speed-up, and claim throughput.
+
+Each part runs ``svmtune run`` (or claiming workers) as separate processes, as a user would:
+
+- ``rerun``: a rerun of ``studies/quickstart.py`` with every cell stored (median of 3 runs,
+  wall and CPU seconds of the whole process and its children): what a run costs when there is
+  nothing to compute (imports, the report; the plots are not redrawn).
+- ``cold``: the first run of the stored quickstart with an empty numba cache
+  (``NUMBA_CACHE_DIR``, as in a fresh install) minus the second: the compilation a first run pays.
+- ``speedup``: the quickstart from scratch with ``--n-jobs 1`` and ``--n-jobs 2``: whole process
+  (wall seconds) and cell phase (first cell started to last cell finished, from the database).
+- ``claims``: 1, 2 and 4 (and 16) processes claim and store 1,000 zero-cost cells of one study
+  on a SQLite file, and on PostgreSQL when ``SVMTUNE_POSTGRES_URL`` names a server (its
+  maintenance database; a scratch database is created and dropped): cells per second.
+
+Wall seconds on a shared machine are noisy: run it on an idle one. It prints; it asserts nothing.
+
+    python benchmarks/scaling.py                      # everything (~5 min on 2 idle cores)
+    python benchmarks/scaling.py --parts rerun claims
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import uuid
+from pathlib import Path
+
+import sqlalchemy as sa
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICKSTART = ROOT / "studies" / "quickstart.py"
+
+
+def timed_run(args: list[str], env: dict[str, str] | None = None, cwd: Path | None = None):
+    """(wall seconds, CPU seconds of the children) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=env, cwd=cwd)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu
+
+
+def run_cmd(url: str, out: Path, n_jobs: int = 2) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "svmtune.cli",
+        "run",
+        str(QUICKSTART),
+        "--storage",
+        url,
+        "--n-jobs",
+        str(n_jobs),
+        "--no-progress",
+        "--output",
+        str(out),
+    ]
+
+
+def cell_phase(url: str) -> float:
+    engine = sa.create_engine(url)
+    with engine.connect() as conn:
+        lo, hi = conn.exec_driver_sql("SELECT MIN(started_at), MAX(finished_at) FROM cells").one()
+    engine.dispose()
+    from datetime import datetime
+
+    return (datetime.fromisoformat(str(hi)) - datetime.fromisoformat(str(lo))).total_seconds()
+
+
+def part_rerun_and_cold(tmp: Path) -> None:
+    url = f"sqlite:///{tmp / 'q.db'}"
+    timed_run(run_cmd(url, tmp / "out"))  # compute and store every cell once
+    runs = [timed_run(run_cmd(url, tmp / "out")) for _ in range(3)]
+    wall = statistics.median(r[0] for r in runs)
+    cpu = statistics.median(r[1] for r in runs)
+    print(f"stored rerun of the quickstart: {wall:.2f} s wall, {cpu:.2f} s CPU (median of 3)")
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp / "numba-cache")}
+    first = timed_run(run_cmd(url, tmp / "out"), env=env)
+    second = timed_run(run_cmd(url, tmp / "out"), env=env)
+    print(
+        f"cold start (empty numba cache): first run {first[0]:.2f} s, second {second[0]:.2f} s: "
+        f"{first[0] - second[0]:.2f} s extra"
+    )
+
+
+def part_speedup(tmp: Path) -> None:
+    out = {}
+    for n_jobs in (1, 2):
+        url = f"sqlite:///{tmp / f'speed{n_jobs}.db'}"
+        wall, _cpu = timed_run(run_cmd(url, tmp / f"o{n_jobs}", n_jobs))
+        out[n_jobs] = (wall, cell_phase(url))
+        print(f"quickstart --n-jobs {n_jobs}: {wall:.1f} s whole, {out[n_jobs][1]:.1f} s cells")
+    print(
+        f"speed-up 1 -> 2: {out[1][0] / out[2][0]:.2f}x whole process, "
+        f"{out[1][1] / out[2][1]:.2f}x cell phase"
+    )
+
+
+WORKER = textwrap.dedent(
+    """
+    import json, sys, time
+    from pathlib import Path
+    from svmtune.study import CellKey, CellRecord
+    from svmtune.study._storage import Storage, new_worker_id
+    from svmtune.study._study import claim_cells
+
+    url, sid, n, go, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+    store = Storage(url)
+    worker = new_worker_id()
+    keys = [CellKey("z", i, "zero") for i in range(n)]
+    Path(out + ".ready").touch()
+    while not Path(go).exists():
+        time.sleep(0.005)
+    n_won = 0
+    for key in claim_cells(store, sid, "z", keys, worker):
+        store.write_cell(sid, CellRecord(key=key, status="ok", seed=0), worker=worker)
+        n_won += 1
+    Path(out).write_text(json.dumps({"won": n_won, "t": time.time()}))
+    """
+)
+
+
+def throughput(url: str, tmp: Path, n_procs: int, n_cells: int = 1000) -> float:
+    """Cells per second claimed and stored by ``n_procs`` processes (zero-cost cells)."""
+    from svmtune.study import Storage
+
+    store = Storage(url)
+    sid = store.register_study("z", 0, {})
+    store.close()
+    script = tmp / "worker.py"
+    script.write_text(WORKER)
+    go = tmp / f"go-{uuid.uuid4().hex}"
+    outs = [tmp / f"w{i}-{go.name}.json" for i in range(n_procs)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), url, str(sid), str(n_cells), str(go), str(o)]
+        )
+        for o in outs
+    ]
+    while not all(Path(f"{o}.ready").exists() for o in outs):
+        time.sleep(0.02)
+    t0 = time.time()
+    go.touch()
+    for p in procs:
+        p.wait()
+    done = [json.loads(o.read_text()) for o in outs]
+    assert sum(d["won"] for d in done) == n_cells
+    return n_cells / (max(d["t"] for d in done) - t0)
+
+
+def part_claims(tmp: Path) -> None:
+    targets = [("sqlite", lambda i: f"sqlite:///{tmp / f'claims{i}.db'}", None)]
+    server = os.environ.get("SVMTUNE_POSTGRES_URL")
+    if server:
+        admin = sa.create_engine(server, isolation_level="AUTOCOMMIT")
+
+        def pg(i: int) -> str:
+            name = f"svmtune_bench_{uuid.uuid4().hex[:10]}"
+            with admin.connect() as conn:
+                conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+            created.append(name)
+            return sa.make_url(server).set(database=name).render_as_string(hide_password=False)
+
+        created: list[str] = []
+        targets.append(("postgresql", pg, admin))
+    for label, make, admin in targets:
+        rates = {n: throughput(make(n), tmp, n) for n in (1, 2, 4, 16)}
+        print(
+            f"{label}: zero-cost cells claimed and stored per second: "
+            + ", ".join(f"{n} workers {r:.0f}" for n, r in rates.items())
+        )
+        if admin is not None:
+            with admin.connect() as conn:
+                for name in created:
+                    conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--parts", nargs="+", default=["rerun", "speedup", "claims"], help="rerun speedup claims"
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as d:
+        tmp = Path(d)
+        if "rerun" in args.parts:
+            part_rerun_and_cold(tmp)
+        if "speedup" in args.parts:
+            part_speedup(tmp)
+        if "claims" in args.parts:
+            part_claims(tmp)
+
+
+if __name__ == "__main__":
+    main()
