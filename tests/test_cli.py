@@ -85,6 +85,12 @@ def test_run_writes_the_database_the_table_and_the_plots(study_file, tmp_path, c
     assert "Averages over the data sets" in out and "LOO2+grid" in out
     assert "Estim. err. [%] = 100 * (estimate - test error) / test error" in out
     assert "8/8" in err  # the progress bar: cells done / total
+    assert "nothing to run" not in err
+    # a rerun of the fully stored study says so
+    assert main(["run", str(study_file), "--n-jobs", "1"]) == 0
+    assert "tiny: nothing to run, all 8 cells are stored in sqlite:///results/tiny.db" in (
+        capsys.readouterr().err
+    )
     # the verdict: report.md with its figures; 2 data sets are too few for the tests
     report = (outdir / "report.md").read_text()
     assert "No Friedman test: 2 data sets (the tests across data sets need at least 5)" in report

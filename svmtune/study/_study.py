@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -539,6 +540,11 @@ class Study:
             candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]
             # longest first: no core idles at the end while one runs the last long cell
             candidates.sort(key=expected_cost, reverse=True)
+            if not candidates and progress is True:
+                print(
+                    f"{self.name}: nothing to run, all {n_total} cells are stored in {url}",
+                    file=sys.stderr,
+                )
 
             def claimed(pending: list[CellTask], redo: tuple[str, ...]) -> Iterator[CellTask]:
                 by_key = {t.key: t for t in pending}
