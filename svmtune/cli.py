@@ -30,10 +30,10 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
     table = list_datasets().drop(columns=["source"])
     table = table.rename(columns={"raw_features": "raw", "positive_class": "positive class"})
-    table["positive class"] = table["positive class"].str.slice(0, 18)
+    table["positive class"] = table["positive class"].str.slice(0, 14)
     left = table.drop(columns=["papers"]).to_string(index=False).splitlines()
     indent = max(len(line) for line in left) + 2
-    width = max(TABLE_WIDTH - indent, 20)
+    width = max(TABLE_WIDTH - indent, 10)
     print(f"{left[0]:<{indent}}papers")
     for line, papers in zip(left[1:], table["papers"], strict=True):
         wrapped = textwrap.wrap(str(papers), width) or [""]

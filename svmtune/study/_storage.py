@@ -325,7 +325,8 @@ class Storage:
 
     Examples
     --------
-    >>> s = Storage("sqlite://")  # in memory
+    >>> import pathlib, tempfile
+    >>> s = Storage(f"sqlite:///{pathlib.Path(tempfile.mkdtemp()) / 'studies.db'}")
     >>> s.study_names()
     []
     """
