@@ -95,6 +95,10 @@ def _jsonable(value: Any) -> Any:
         return {"class": "RandomState", "state": _jsonable(value.get_state(legacy=False))}
     if isinstance(value, np.random.SeedSequence):
         return {"class": "SeedSequence", "entropy": _jsonable(value.entropy)}
+    if type(value).__module__.startswith("optuna.pruners") and hasattr(value, "__dict__"):
+        # An Optuna pruner: its class and settings (its repr only holds an address).
+        state = {k.lstrip("_"): _jsonable(v) for k, v in sorted(vars(value).items())}
+        return {"class": type(value).__qualname__, "options": state}
     if hasattr(value, "get_params") and not isinstance(value, type):
         return describe(value)
     if callable(value):
