@@ -3,7 +3,7 @@
 Three comparisons, all in this process, CPU seconds (``time.process_time``) with one BLAS thread:
 
 1. ``fit``: one training at the same C, gamma (default ``1 / n_features``), tol and cache size
-   (``SVC(cache_size=...)`` = our ``memory_budget``) on eleven benchmark sets: the
+   (``SVC(cache_size=...)`` = our ``memory_budget``) on the benchmark sets: the
    training parts of Fischetti's standardized 70/30 split (seed 0) of heart, sonar, ionosphere,
    wdbc, pima and german, and banana, ringnorm, twonorm, titanic and splice at Ratsch's training
    sizes (``ratsch_split``, seed 0). Prints per set the best-of-``--repeats`` CPU time of

@@ -173,8 +173,8 @@ def test_report_asks_which_study_when_the_database_holds_several(study_file, tmp
         ("quickstart", 135),
         ("fischetti2016", 540),
         ("adankon", 100),
-        ("franc2008", 54),
-        ("carrizosa2014", 132),
+        ("franc2008", 270),
+        ("carrizosa2014", 220),
     ],
 )
 def test_the_shipped_studies_load_and_validate(name, n_cells):

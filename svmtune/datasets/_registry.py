@@ -168,6 +168,14 @@ _SOURCE_LIST = (
         "credits job:cat liable telephone:cat foreign:cat",
     ),
     _source(
+        "german-numeric",
+        1000,
+        "checking duration history amount_100 savings employment status_sex residence "
+        "property age plans credits liable telephone foreign purpose_new_car purpose_used_car "
+        "debtors_none debtors_coapplicant housing_rent housing_own job_unskilled_nonresident "
+        "job_unskilled_resident job_skilled",
+    ),
+    _source(
         "heart",
         270,
         "age sex:cat chest_pain:cat bp chol fbs:cat ecg:cat max_hr angina:cat oldpeak "
@@ -268,6 +276,23 @@ _DATASET_LIST = (
         papers=f"{_FISCHETTI}; {_RATSCH}",
         note="13 categorical columns one-hot (54 columns); Fischetti used the 24-column "
         "numeric Statlog version, Ratsch 20 integer-coded columns.",
+    ),
+    DatasetInfo(
+        name="german-numeric",
+        source="german-numeric",
+        positive=("2",),
+        negative=("1",),
+        features=24,
+        positives=300,
+        positive_class="2 (bad credit)",
+        papers=f"{_FISCHETTI} (its 24-feature German)",
+        aliases=("german24",),
+        note="Statlog's 24-column numeric coding (german.data-numeric), derived from the "
+        "bundled german rows: 9 categorical codes as integers (checking, history, savings, "
+        "employment, personal status, property, other plans, telephone, foreign), duration, "
+        "residence, age, credits, liable as they are, the amount in hundreds (rounded half "
+        "to even), 9 indicators (purpose new/used car, debtors none/co-applicant, housing "
+        "rent/own, job A171/A172/A173); the installment rate is left out.",
     ),
     DatasetInfo(
         name="heart",

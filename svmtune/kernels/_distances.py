@@ -31,6 +31,19 @@ def _check_finite(
     )
 
 
+def _zero_roundoff(
+    D: NDArray[np.float64], xx: NDArray[np.float64], zz: NDArray[np.float64]
+) -> None:
+    """``D[i, j] = 0`` where it is at most ``DISTANCE_ROUNDOFF (xx_i + zz_j)``, in place, row
+    block by row block (no temporary the size of ``D``)."""
+    step = max(1, (1 << 16) // max(zz.size, 1))
+    for lo in range(0, D.shape[0], step):
+        block = D[lo : lo + step]
+        limit = xx[lo : lo + step, None] + zz[None, :]
+        limit *= DISTANCE_ROUNDOFF
+        block[block <= limit] = 0.0
+
+
 def squared_distances(
     X: NDArray[np.float64], Z: NDArray[np.float64] | None = None
 ) -> NDArray[np.float64]:
@@ -51,7 +64,7 @@ def squared_distances(
         D += xx[:, None]
         D += zz[None, :]
     _check_finite(D, "squared distances", X, Z)
-    D[D <= DISTANCE_ROUNDOFF * (xx[:, None] + zz[None, :])] = 0.0
+    _zero_roundoff(D, xx, zz)
     if same:
         np.fill_diagonal(D, 0.0)
         D = 0.5 * (D + D.T)

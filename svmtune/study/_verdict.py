@@ -28,7 +28,7 @@ def markdown_table(df: pd.DataFrame, *, digits: int = 3, index: bool = True) -> 
     --------
     >>> import pandas as pd
     >>> print(markdown_table(pd.DataFrame({"x": [0.12345]}, index=["a"])))
-    |   | x |
+    |  | x |
     |---|---|
     | a | 0.123 |
     """

@@ -16,6 +16,7 @@ README = {
     "wisconsin": (683, 9),
     "bupa": (345, 6),
     "german": (1000, 20),
+    "german-numeric": (1000, 24),
     "heart": (270, 13),
     "ionosphere": (351, 33),
     "pima": (768, 8),
@@ -207,7 +208,7 @@ def test_list_datasets_columns_and_rows():
     ]
     assert list(TABLE.columns) == expected
     assert TABLE["name"].is_unique
-    assert len(CANONICAL) == len(DATASETS) == 22
+    assert len(CANONICAL) == len(DATASETS) == 23
     for name in ["penbased-eo", "penbased-sl", "optdigits-eo", "optdigits-sl", "image"]:
         assert name in CANONICAL
     assert "penbased" not in ALL_NAMES
