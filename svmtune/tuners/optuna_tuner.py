@@ -389,6 +389,15 @@ _TPE_DOC = (
     >>> res = TPE(max_evals=12).tune(LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0)
     >>> len(res.trace)
     12
+
+    With a pruner, 5-fold CV stops bad trials after a fold or two:
+
+    >>> from optuna.pruners import SuccessiveHalvingPruner
+    >>> from svmtune.objectives import KFoldCV
+    >>> tpe = TPE(max_evals=12, pruner=SuccessiveHalvingPruner())
+    >>> res = tpe.tune(KFoldCV(k=5), X, y, kernel=RBF(), random_state=0)
+    >>> sorted(set(res.trace["status"])), res.best_evaluation.status
+    (['ok', 'pruned'], <Status.OK: 'ok'>)
     """
 )
 

@@ -7,10 +7,12 @@ import numpy as np
 import optuna
 import pytest
 
+from svmtune._params import describe
 from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV, LOOEstimate
 from svmtune.study import Method, Study
+from svmtune.tuned_svc import check_combination
 from svmtune.tuners import TPE, Grid, OptunaTuner, RandomSearch
 
 PARAMS = {"C": 10.0, "gamma": 0.05}
@@ -145,3 +147,16 @@ def test_bad_pruners_and_tuners_that_cannot_prune_are_refused(heart):
         LOOEstimate(model="loo2").bind(X, y, kernel=RBF()).evaluate(
             {"gamma": 0.1}, report=lambda s, v: False
         )
+
+
+def test_a_pruner_shows_its_options_and_a_changed_pruner_is_a_changed_method():
+    sha = optuna.pruners.SuccessiveHalvingPruner
+    assert (
+        repr(TPE(max_evals=25, pruner=sha()))
+        == "TPE(max_evals=25, pruner=SuccessiveHalvingPruner())"
+    )
+    assert "reduction_factor=3" in repr(TPE(pruner=sha(reduction_factor=3)))
+    assert describe(TPE(pruner=sha())) == describe(TPE(pruner=sha()))
+    assert describe(TPE(pruner=sha())) != describe(TPE(pruner=sha(reduction_factor=3)))
+    with pytest.raises(ValueError, match=r"LOOEstimate.*TPE.*over RBF.*per-fold values"):
+        check_combination(LOOEstimate(model="loo2"), TPE(pruner=sha()), RBF())
