@@ -58,6 +58,24 @@ def _same(a: Any, b: Any) -> bool:
         return False
 
 
+def _is_pruner(value: Any) -> bool:
+    return type(value).__module__.startswith("optuna.pruners") and hasattr(value, "__dict__")
+
+
+def _value_repr(value: Any) -> str:
+    """``repr(value)``; an Optuna pruner (whose repr is an address) as ``Name(options)``."""
+    if not _is_pruner(value):
+        return repr(value)
+    parts = []
+    state = vars(value)
+    for p in _init_parameters(type(value)):
+        key = p.name if p.name in state else f"_{p.name}"
+        auto = state.get(key) is None and p.default == "auto"  # "auto" is stored as None
+        if key in state and not auto and not _same(state[key], p.default):
+            parts.append(f"{p.name}={state[key]!r}")
+    return f"{type(value).__name__}({', '.join(parts)})"
+
+
 def params_repr(obj: Any) -> str:
     """``Name(arg=value, ...)`` with the arguments that differ from their defaults.
 
@@ -67,9 +85,10 @@ def params_repr(obj: Any) -> str:
     for p in _init_parameters(type(obj)):
         value = getattr(obj, p.name, p.default)
         if p.default is inspect.Parameter.empty:
-            parts.append(repr(value) if p.kind is not p.KEYWORD_ONLY else f"{p.name}={value!r}")
+            text = _value_repr(value)
+            parts.append(text if p.kind is not p.KEYWORD_ONLY else f"{p.name}={text}")
         elif not _same(value, p.default):
-            parts.append(f"{p.name}={value!r}")
+            parts.append(f"{p.name}={_value_repr(value)}")
     return f"{type(obj).__name__}({', '.join(parts)})"
 
 
@@ -95,6 +114,10 @@ def _jsonable(value: Any) -> Any:
         return {"class": "RandomState", "state": _jsonable(value.get_state(legacy=False))}
     if isinstance(value, np.random.SeedSequence):
         return {"class": "SeedSequence", "entropy": _jsonable(value.entropy)}
+    if _is_pruner(value):
+        # An Optuna pruner: its class and settings (its repr only holds an address).
+        state = {k.lstrip("_"): _jsonable(v) for k, v in sorted(vars(value).items())}
+        return {"class": type(value).__qualname__, "options": state}
     if hasattr(value, "get_params") and not isinstance(value, type):
         return describe(value)
     if callable(value):

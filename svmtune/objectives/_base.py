@@ -15,7 +15,7 @@ import time
 import traceback
 import warnings
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, NamedTuple
 
@@ -39,6 +39,8 @@ class Outcome(NamedTuple):
     kernel_evals: int = 0
     iterations: int = 0
     info: Mapping[str, Any] = {}
+    #: The evaluation stopped early (a pruner's decision); ``value`` is the partial one.
+    pruned: bool = False
 
 
 @dataclass
@@ -75,10 +77,15 @@ class Objective(ParamsMixin, ABC):
         (k-fold CV, exact LOO), so ``TunedSVC`` may refit it as a :class:`svmtune.SVC`; False
         when the objective estimated another classifier (Fischetti's kernel expansion, the SVM
         with Platt's threshold), which ``TunedSVC`` then predicts with.
+    reports_steps : bool
+        Its bound objective can report a running value after each step of an evaluation
+        (k-fold CV: after each fold) and stop when told to, so a tuner with a pruner can stop
+        bad evaluations early (:meth:`BoundObjective.evaluate` with ``report``).
     """
 
     needs_C: ClassVar[bool] = False
     has_gradient: ClassVar[bool] = False
+    reports_steps: ClassVar[bool] = False
     yields_svm: ClassVar[bool] = True
     min_per_class: ClassVar[int] = 2
     C_bounds: tuple[float, float] = (1e-3, 1e5)
@@ -183,18 +190,43 @@ class BoundObjective(ABC):
         """
         raise NotImplementedError(f"{self.objective.name} provides no gradient")
 
+    def _evaluate_steps(
+        self, params: dict[str, float], report: Callable[[int, float], bool]
+    ) -> Outcome:
+        """Evaluate validated parameters step by step, calling ``report(step, running_value)``
+        after each step but the last and stopping (``Outcome.pruned``) when it returns True.
+        Only objectives with ``reports_steps = True`` implement it."""
+        raise NotImplementedError(f"{self.objective.name} cannot report per-step values")
+
     @abstractmethod
     def classifier(self, params: Mapping[str, float]) -> KernelExpansion:
         """The classifier this objective yields at ``params``, trained on all bound data."""
 
-    def evaluate(self, params: Mapping[str, float]) -> Evaluation:
+    def evaluate(
+        self,
+        params: Mapping[str, float],
+        *,
+        report: Callable[[int, float], bool] | None = None,
+    ) -> Evaluation:
         """Evaluate one setting. Bad parameters raise ValueError; a numerical failure inside the
         evaluation is recorded as a FAILED evaluation (value NaN) with its error text and a
-        warning, so that a tuner can go on."""
+        warning, so that a tuner can go on.
+
+        ``report(step, running_value) -> stop`` (objectives with ``reports_steps``) is called
+        after each step (k-fold CV: after fold ``step``, with the error over the folds solved);
+        when it returns True the evaluation stops there and is PRUNED, with the running value
+        and the cost of the steps done.
+        """
         checked = self.space.check(params)
+        if report is not None and not self.objective.reports_steps:
+            raise ValueError(
+                f"{self.objective!r} cannot report per-step values (reports_steps=False)"
+            )
         watch = Stopwatch()
         try:
-            out = self._evaluate(checked)
+            out = (
+                self._evaluate(checked) if report is None else self._evaluate_steps(checked, report)
+            )
         except (ArithmeticError, np.linalg.LinAlgError, RuntimeError, MemoryError) as exc:
             warnings.warn(
                 f"{self.objective.name} failed at {checked}: {exc!r}", RuntimeWarning, stacklevel=2
@@ -209,7 +241,7 @@ class BoundObjective(ABC):
         return Evaluation(
             checked,
             float(out.value),
-            Status.OK,
+            Status.PRUNED if out.pruned else Status.OK,
             watch.cost(out.kernel_evals, out.iterations),
             info=dict(out.info),
         )

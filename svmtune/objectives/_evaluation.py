@@ -17,6 +17,9 @@ class Status(StrEnum):
     OK = "ok"
     FAILED = "failed"
     TIMEOUT = "timeout"
+    #: Stopped early by a pruner: the value is the partial one (e.g. the error over the folds
+    #: solved), the cost that of the work actually done.
+    PRUNED = "pruned"
 
 
 class FrozenParams(Mapping[str, float]):
@@ -90,7 +93,8 @@ class Evaluation:
     params : FrozenParams
         The hyperparameters, natural units (any mapping given is frozen).
     value : float
-        The objective value (an error estimate: lower is better); NaN when the evaluation failed.
+        The objective value (an error estimate: lower is better); NaN when the evaluation failed;
+        the partial value (over the steps done) when it was pruned.
     status : Status
     cost : Cost
     info : FrozenParams

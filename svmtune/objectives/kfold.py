@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 import numpy as np
@@ -64,7 +64,12 @@ class KFoldCV(Objective):
       solved, only where SMO starts; the iteration counts in the evaluation's cost show what it
       saves. The choice of seed does not depend on ``n_jobs``;
     - the folds of one evaluation run in parallel (joblib, threads: the compiled SMO loop
-      releases the GIL) when ``n_jobs != 1``.
+      releases the GIL) when ``n_jobs != 1``;
+    - fold-level pruning (``reports_steps``): evaluated with a ``report`` callback (an Optuna
+      tuner given a ``pruner`` passes one), the folds are solved one after another and the
+      running error (validation errors over the validation points of the folds solved) is
+      reported after each fold; a pruned evaluation stops there, its cost being that of the
+      Gram matrix and the folds solved. These folds run one at a time whatever ``n_jobs``.
 
     When the Gram matrix does not fit ``memory_budget``, each fold trains on its own points with
     kernel rows computed on demand, and validation decision values cost a kernel pass.
@@ -106,6 +111,7 @@ class KFoldCV(Objective):
     """
 
     needs_C: ClassVar[bool] = True
+    reports_steps: ClassVar[bool] = True
     min_per_class: ClassVar[int] = 2
 
     def __init__(
@@ -260,16 +266,64 @@ class _BoundKFoldCV(BoundObjective):
         errors = int(np.count_nonzero(labels_from_decisions(dec, tol) != y[va]))
         return res, errors, extra
 
+    def _gram(self, kp: dict[str, float]) -> tuple[NDArray[np.float64] | None, int]:
+        """The Gram matrix over all points (None without a prepared kernel), its entries."""
+        if self.prepared is None:
+            return None, 0
+        K = self.prepared.gram(kp)
+        check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
+        return K, self.n_samples * self.n_samples
+
+    def _evaluate_steps(
+        self, params: dict[str, float], report: Callable[[int, float], bool]
+    ) -> Outcome:
+        """The folds one after another, the running error reported after each but the last."""
+        C = self.C(params)
+        kp = self.kernel_params(params)
+        K, evals = self._gram(kp)
+        point = self._seed_point(params)
+        k = len(self.folds)
+        seeds = [self._seed(f, point) for f in range(k)]
+        # First evaluation: fold 0 cold, the others seeded from it (as _evaluate does).
+        first = self.objective.seeding and all(s is None for s in seeds)
+        errors = validated = iterations = n_sv = 0
+        converged = True
+        pruned = False
+        done = 0
+        for f in range(k):
+            res, err, extra = self._solve_fold(f, C, kp, K, seeds[f])
+            if first and f == 0:
+                seeds = [res.alpha] * k
+            errors += err
+            validated += int(self.folds[f][1].size)
+            iterations += res.iterations
+            evals += res.kernel_evals + extra
+            n_sv += int(np.count_nonzero(res.alpha))
+            converged = converged and res.converged
+            self._seeds[f].append((point, res.alpha))
+            done = f + 1
+            if done < k and report(done, errors / validated):
+                pruned = True
+                break
+        info = {
+            "errors": errors,
+            "mean_support_vectors": n_sv / done,
+            "converged": converged,
+            "folds": done,
+        }
+        return Outcome(
+            errors / validated,
+            kernel_evals=evals,
+            iterations=iterations,
+            info=info,
+            pruned=pruned,
+        )
+
     def _evaluate(self, params: dict[str, float]) -> Outcome:
         C = self.C(params)
         kp = self.kernel_params(params)
         n = self.n_samples
-        K = None
-        evals = 0
-        if self.prepared is not None:
-            K = self.prepared.gram(kp)
-            check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
-            evals = n * n
+        K, evals = self._gram(kp)
         point = self._seed_point(params)
         k = len(self.folds)
         seeds = [self._seed(f, point) for f in range(k)]

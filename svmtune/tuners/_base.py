@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
@@ -48,7 +48,8 @@ class TuningResult:
     best_classifier : KernelExpansion
         Trained on all the training data at ``best_params``.
     trace : pandas.DataFrame
-        Every evaluation in order: ``param_<name>``, ``value``, ``status``, per-evaluation cost
+        Every evaluation in order: ``param_<name>``, ``value``, ``status`` (``ok``, ``failed``,
+        or ``pruned``: stopped by a pruner, with its partial value), per-evaluation cost
         (``wall_s``, ``cpu_s``, ``kernel_evals``, ``iterations``), cumulative cost (``cum_*``,
         including the objective's set-up cost) and ``best_value`` so far.
     best_evaluation : Evaluation
@@ -259,6 +260,23 @@ class Evaluator:
                 continue
             self.memo[key] = ev
             self.evaluations.append(ev)
+
+    def evaluate_steps(
+        self, params: Mapping[str, float], report: Callable[[int, float], bool]
+    ) -> Evaluation:
+        """Evaluate one point step by step (an objective with ``reports_steps``): ``report(step,
+        running_value) -> stop`` is called after each step, and the evaluation is PRUNED when it
+        returns True. A pruned evaluation counts against the budget as one evaluation and its
+        cost (the steps done) is in the trace. A point evaluated before is returned again."""
+        checked = self.bound.space.check(params)
+        key = tuple(sorted(checked.items()))
+        if key in self.memo:
+            return self.memo[key]
+        self.check_budget()
+        ev = self.bound.evaluate(checked, report=report)
+        self.memo[key] = ev
+        self.evaluations.append(ev)
+        return ev
 
     def __call__(self, candidates: Sequence[Mapping[str, float]]) -> list[Evaluation]:
         if isinstance(candidates, Mapping):

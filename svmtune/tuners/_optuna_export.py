@@ -89,8 +89,9 @@ def trace_to_optuna(
     Returns
     -------
     optuna.Study
-        Evaluations with status ``ok`` are COMPLETE trials with their value; failed ones are
-        FAIL trials. Each trial's user attributes hold the evaluation's cost (``wall_s``,
+        Evaluations with status ``ok`` are COMPLETE trials with their value; pruned ones are
+        PRUNED trials (their partial value in the user attribute ``partial_value``); failed ones
+        are FAIL trials. Each trial's user attributes hold the evaluation's cost (``wall_s``,
         ``cpu_s``, ``kernel_evals``, ``iterations``), its index ``eval`` and, when the trace
         has one, its ``level``.
 
@@ -132,9 +133,13 @@ def trace_to_optuna(
                 attrs[c] = float(rec[c]) if c.endswith("_s") else int(rec[c])
         value = rec.get("value")
         ok = str(rec.get("status")) == "ok" and value is not None and not math.isnan(value)
+        pruned = str(rec.get("status")) == "pruned"
+        if pruned and value is not None and not math.isnan(value):
+            attrs["partial_value"] = float(value)
+        state = TrialState.COMPLETE if ok else TrialState.PRUNED if pruned else TrialState.FAIL
         trials.append(
             create_trial(
-                state=TrialState.COMPLETE if ok else TrialState.FAIL,
+                state=state,
                 value=float(value) if ok else None,
                 params=params,
                 distributions={n: dists[n] for n in params},

@@ -5,13 +5,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from svmtune._validation import check_positive_int
-from svmtune.objectives._base import BoundObjective
+from svmtune.objectives._base import BoundObjective, Objective
 from svmtune.objectives._evaluation import Cost, Evaluation, Status
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
@@ -46,6 +46,7 @@ class _OptunaSearch(Tuner):
     bounds: Mapping[str, tuple[float, float]] | None
     storage: Any
     study_name: str | None
+    pruner: Any
 
     def _new_sampler(self, seed: int, budget: int) -> Any:
         raise NotImplementedError
@@ -67,6 +68,25 @@ class _OptunaSearch(Tuner):
                 )
         if self.study_name is not None and not isinstance(self.study_name, str):
             raise ValueError(f"study_name must be a string; got {self.study_name!r}")
+        if self.pruner is not None:
+            from optuna.pruners import BasePruner
+
+            if not isinstance(self.pruner, BasePruner):
+                raise ValueError(
+                    f"pruner must be an Optuna pruner (an optuna.pruners.BasePruner instance, "
+                    f"e.g. SuccessiveHalvingPruner()); {self.name} got {self.pruner!r}"
+                )
+
+    def check_objective(self, objective: Objective) -> None:
+        """ValueError if a ``pruner`` is given and ``objective`` cannot report per-step values
+        (only objectives with ``reports_steps``, such as k-fold CV, can be pruned)."""
+        super().check_objective(objective)
+        if self.pruner is not None and not getattr(objective, "reports_steps", False):
+            raise ValueError(
+                f"{self.name} has a pruner ({type(self.pruner).__name__}) but {objective!r} "
+                "cannot report per-fold values (reports_steps=False); prune KFoldCV, or drop "
+                "the pruner"
+            )
 
     def _run_search(
         self,
@@ -90,6 +110,8 @@ class _OptunaSearch(Tuner):
             # points again; seed it from the run's seed and the number of trials done.
             seed = int(np.random.SeedSequence([seed, len(earlier)]).generate_state(1)[0] >> 1)
         study.sampler = self._new_sampler(seed, budget)
+        if self.pruner is not None:
+            study.pruner = copy.deepcopy(self.pruner)
         evaluate.restore(earlier)
         if start is not None:  # the caller's point first (Optuna's enqueue_trial)
             study.enqueue_trial(dict(start), skip_if_exists=True)
@@ -100,14 +122,29 @@ class _OptunaSearch(Tuner):
                 if evaluate.spent():
                     return
                 trial = study.ask(dists)
-                ev = evaluate([trial.params])[0]
+                if self.pruner is None:
+                    ev = evaluate([trial.params])[0]
+                else:
+                    ev = evaluate.evaluate_steps(trial.params, _reporter(trial))
                 for name in COST_ATTRS:
                     trial.set_user_attr(name, getattr(ev.cost, name))
                 trial.set_user_attr("status", str(ev.status))
                 if ev.ok:
                     study.tell(trial, ev.value)
+                elif ev.status is Status.PRUNED:
+                    study.tell(trial, state=TrialState.PRUNED)
                 else:
                     study.tell(trial, state=TrialState.FAIL)
+
+
+def _reporter(trial: Any) -> Callable[[int, float], bool]:
+    """The ``report`` callback of a step-wise evaluation: Optuna's report/should_prune."""
+
+    def report(step: int, value: float) -> bool:
+        trial.report(value, step)
+        return bool(trial.should_prune())
+
+    return report
 
 
 def _fingerprint(bound: BoundObjective) -> str:
@@ -141,7 +178,8 @@ def _earlier(study: Any, box: SearchSpace) -> list[Evaluation]:
     from optuna.trial import TrialState
 
     out = []
-    for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.FAIL)):
+    states = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
+    for t in study.get_trials(deepcopy=False, states=states):
         if set(t.params) != set(box.names):
             raise ValueError(
                 f"Optuna study {study.study_name!r} has trials over {sorted(t.params)}; this run "
@@ -162,6 +200,10 @@ def _earlier(study: Any, box: SearchSpace) -> list[Evaluation]:
         )
         if t.state == TrialState.COMPLETE:
             out.append(Evaluation(params, float(t.value), Status.OK, cost))
+        elif t.state == TrialState.PRUNED:
+            steps = t.intermediate_values
+            partial = float(steps[max(steps)]) if steps else a.get("partial_value", math.nan)
+            out.append(Evaluation(params, partial, Status.PRUNED, cost))
         else:
             out.append(Evaluation(params, math.nan, Status.FAILED, cost, error="failed trial"))
     return out
@@ -199,6 +241,13 @@ _COMMON_DOC = """
         stores and resumes its cells itself).
     study_name : str, optional
         Name of the Optuna study in ``storage`` (default ``"svmtune"``).
+    pruner : optuna.pruners.BasePruner, optional
+        Stop bad trials early (any Optuna pruner: ``SuccessiveHalvingPruner()``,
+        ``HyperbandPruner()``, ``MedianPruner()``, ...; deep-copied for each run). The
+        objective must report per-step values (``reports_steps``: :class:`~svmtune.objectives.
+        KFoldCV` reports its running error after each fold); others are refused. A pruned trial
+        is a ``pruned`` row of the trace with its partial value and the cost of the folds
+        solved; it counts as one evaluation of ``max_evals`` and is never the answer.
     max_seconds : float, optional
         Stop starting new trials after this many wall-clock seconds.
     n_trials : int, optional
@@ -258,6 +307,7 @@ class OptunaTuner(_OptunaSearch):
         study_name: str | None = None,
         max_seconds: float | None = None,
         n_trials: int | None = None,
+        pruner: Any = None,
     ) -> None:
         super().__init__(max_evals=max_evals, max_seconds=max_seconds)
         self.sampler = sampler
@@ -266,6 +316,7 @@ class OptunaTuner(_OptunaSearch):
         self.bounds = bounds
         self.storage = storage
         self.study_name = study_name
+        self.pruner = pruner
 
     def _check_space(self, space: SearchSpace) -> None:
         super()._check_space(space)
@@ -338,6 +389,15 @@ _TPE_DOC = (
     >>> res = TPE(max_evals=12).tune(LOOEstimate(model="loo2"), X, y, kernel=RBF(), random_state=0)
     >>> len(res.trace)
     12
+
+    With a pruner, 5-fold CV stops bad trials after a fold or two:
+
+    >>> from optuna.pruners import SuccessiveHalvingPruner
+    >>> from svmtune.objectives import KFoldCV
+    >>> tpe = TPE(max_evals=12, pruner=SuccessiveHalvingPruner())
+    >>> res = tpe.tune(KFoldCV(k=5), X, y, kernel=RBF(), random_state=0)
+    >>> sorted(set(res.trace["status"])), res.best_evaluation.status
+    (['ok', 'pruned'], <Status.OK: 'ok'>)
     """
 )
 
@@ -356,6 +416,7 @@ class TPE(_OptunaSearch):
         study_name: str | None = None,
         max_seconds: float | None = None,
         n_trials: int | None = None,
+        pruner: Any = None,
     ) -> None:
         super().__init__(max_evals=max_evals, max_seconds=max_seconds)
         self.n_trials = n_trials
@@ -364,6 +425,7 @@ class TPE(_OptunaSearch):
         self.bounds = bounds
         self.storage = storage
         self.study_name = study_name
+        self.pruner = pruner
 
     def _check_space(self, space: SearchSpace) -> None:
         super()._check_space(space)
@@ -430,12 +492,14 @@ class RandomSearch(_OptunaSearch):
         study_name: str | None = None,
         max_seconds: float | None = None,
         n_trials: int | None = None,
+        pruner: Any = None,
     ) -> None:
         super().__init__(max_evals=max_evals, max_seconds=max_seconds)
         self.n_trials = n_trials
         self.bounds = bounds
         self.storage = storage
         self.study_name = study_name
+        self.pruner = pruner
 
     def _new_sampler(self, seed: int, budget: int) -> Any:
         from optuna.samplers import RandomSampler

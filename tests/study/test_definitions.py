@@ -98,6 +98,7 @@ NON_DEFAULT = {
         max_evals=20,
         n_trials=12,
         max_seconds=3.0,
+        pruner=optuna.pruners.MedianPruner(n_startup_trials=2),
     ),
     "TPE": dict(
         n_startup_trials=4,
@@ -108,6 +109,7 @@ NON_DEFAULT = {
         max_evals=20,
         n_trials=12,
         max_seconds=3.0,
+        pruner=optuna.pruners.MedianPruner(n_startup_trials=2),
     ),
     "RandomSearch": dict(
         bounds={"gamma": (0.01, 1.0)},
@@ -116,6 +118,7 @@ NON_DEFAULT = {
         max_evals=20,
         n_trials=12,
         max_seconds=3.0,
+        pruner=optuna.pruners.MedianPruner(n_startup_trials=2),
     ),
     "PlattError": dict(
         validation=3,
