@@ -24,6 +24,11 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# The tests' own helper modules (``tests._oracles``, ``tests.solvers._data``, ...) live in the
+# checkout: it goes on the path after the installed packages, so ``import svmtune`` gets the
+# installed package (an editable install is the checkout anyway).
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))
 POSTGRES_SCRIPT = ROOT / ".ci" / "postgres.sh"
 
 
