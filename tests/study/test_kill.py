@@ -83,6 +83,7 @@ def count_cells(db) -> int:
         return 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_sigkill_part_way_then_resume_gives_every_cell_once_with_the_same_values(tmp_path):
     """The killed run is slowed down (0.25 s per evaluation) so that the kill lands part-way;
@@ -140,6 +141,7 @@ def test_sigkill_part_way_then_resume_gives_every_cell_once_with_the_same_values
     assert (merged["test_error"] == merged["test_error_after"]).all()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a process group is POSIX")
 def test_ctrl_c_gives_back_the_claims_and_leaves_the_cells_in_the_db_file(tmp_path):
     import shutil

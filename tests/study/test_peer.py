@@ -178,6 +178,7 @@ STUDY_FILE = textwrap.dedent(
 N_CELLS = 8
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_peer_cells_resume_after_sigkill_with_the_same_values(tmp_path) -> None:
     path = tmp_path / "killpeers.py"

@@ -103,6 +103,7 @@ def _cell_counts(db):
     return counts, n_trace
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX processes")
 def test_three_processes_on_one_sqlite_file_store_every_cell_once(tmp_path, reference):
     path = tmp_path / "killme.py"
@@ -120,6 +121,7 @@ def test_three_processes_on_one_sqlite_file_store_every_cell_once(tmp_path, refe
     pd.testing.assert_frame_equal(results, reference)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_kill_one_of_two_workers_the_other_and_a_resume_finish_each_cell_once(tmp_path, reference):
     path = tmp_path / "killme.py"
