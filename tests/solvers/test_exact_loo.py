@@ -202,3 +202,19 @@ def test_property_equals_retraining_over_the_whole_box(problem) -> None:
 @given(problems())
 def test_property_equals_retraining_over_the_whole_box_deep(problem) -> None:
     _check_random_problem(*problem)
+
+
+@pytest.mark.parametrize("store", ["full", "rows"])
+def test_decisions_left_near_zero_by_a_loose_stop_are_refined_to_the_exact_answer(store) -> None:
+    # tol = 0.5 leaves many left-out decisions within it of zero: each is retrained at
+    # tighter tolerances until its sign is certain, and the error is the exact one
+    X, y, _, _ = real_split("heart")
+    g = {"gamma": 1.0 / X.shape[1]}
+    K = RBF().prepare(X).gram(g)
+    dec, converged = loo_by_retraining(y, 1.0, K)
+    assert converged
+    gram = K if store == "full" else KernelRows(RBF(), g, X, capacity=40)
+    for stopping in ("franc", "kkt"):
+        res = exact_loo(y, C=1.0, gram=gram, stopping=stopping, tol=0.5)
+        assert res.counts["refined"] > 0
+        _assert_agrees(res, y, dec, f"{store}/{stopping}/tol=0.5")
