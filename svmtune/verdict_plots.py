@@ -82,7 +82,10 @@ def plot_cd_diagram(comparison: Comparison) -> Figure:
     ax = fig.subplots()
     nem = comparison.posthoc.get("nemenyi")
     applicable = nem is not None and not nem.empty
-    sig = nem if applicable else pd.DataFrame(1.0, index=ranks.index, columns=ranks.index)
+    if applicable:
+        sig = nem
+    else:  # no test: p = 0 everywhere off the diagonal, so no bar joins any methods
+        sig = pd.DataFrame(np.eye(k), index=ranks.index, columns=ranks.index)
     cd = comparison.critical_difference if applicable else None
     sp.critical_difference_diagram(
         ranks,
