@@ -7,12 +7,13 @@ Each ``plot_*`` function returns a :class:`matplotlib.figure.Figure` drawn witho
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from svmtune.plots import _grid, _shared_legend
@@ -151,11 +152,18 @@ def plot_anytime(
     return fig
 
 
-def plot_normalized_profile(
-    traces: pd.DataFrame, *, methods: Sequence[str] | None = None
+def _cost_profiles(
+    traces: pd.DataFrame,
+    methods: Sequence[str] | None,
+    draw: Callable[[Axes, str, list[str], pd.DataFrame, dict[str, dict[str, Any]]], None],
+    *,
+    ylim: tuple[float, float],
+    ylabel: str,
+    suptitle: str,
 ) -> Figure:
-    """Mean normalized score over the data sets (1 = best method at that budget, 0 = worst or
-    no answer yet) against CPU seconds and kernel evaluations."""
+    """Two panels, CPU seconds and kernel evaluations on log axes: ``draw(ax, cost, methods,
+    their traces, styles)`` draws the methods that count ``cost``; a panel none counts is
+    hidden, and the methods left out of a panel are named in its title."""
     fig = Figure(figsize=(11.0, 5.0), layout="constrained")
     axes = fig.subplots(1, 2, squeeze=False).ravel().tolist()
     allm = list(methods or dict.fromkeys(traces["method"]))
@@ -166,63 +174,77 @@ def plot_normalized_profile(
         if not mnames:
             ax.set_visible(False)
             continue
-        sub = traces[traces["method"].isin(mnames)]
-        prof = normalized_profile(sub, cost=cost, grid=budget_grid(sub, cost))
-        mean = prof[prof["dataset"] == "(mean)"]
-        for m in mnames:
-            p = mean[mean["method"] == m]
-            ax.plot(p["budget"], p["score"], label=m, lw=1.5, **style[m])
+        draw(ax, cost, mnames, traces[traces["method"].isin(mnames)], style)
         ax.set_xscale("log")
-        ax.set_ylim(-0.03, 1.03)
+        ax.set_ylim(*ylim)
         ax.set_xlabel(_cost_label(cost))
         ax.grid(True, which="major", alpha=0.3)
         left = [m for m in allm if m not in have]
         if left:
             ax.set_title(_left_out_title(left), fontsize=8)
-    axes[0].set_ylabel("normalized score, mean over data sets")
-    fig.suptitle(
-        "Normalized score of the incumbent's mean test error per data set (1 = best method at "
-        "that budget, 0 = worst or no answer yet)",
-        fontsize=10,
-    )
+    axes[0].set_ylabel(ylabel)
+    fig.suptitle(suptitle, fontsize=10)
     _shared_legend(fig, axes)
     return fig
+
+
+def plot_normalized_profile(
+    traces: pd.DataFrame, *, methods: Sequence[str] | None = None
+) -> Figure:
+    """Mean normalized score over the data sets (1 = best method at that budget, 0 = worst or
+    no answer yet) against CPU seconds and kernel evaluations."""
+
+    def draw(
+        ax: Axes,
+        cost: str,
+        mnames: list[str],
+        sub: pd.DataFrame,
+        style: dict[str, dict[str, Any]],
+    ) -> None:
+        prof = normalized_profile(sub, cost=cost, grid=budget_grid(sub, cost))
+        mean = prof[prof["dataset"] == "(mean)"]
+        for m in mnames:
+            p = mean[mean["method"] == m]
+            ax.plot(p["budget"], p["score"], label=m, lw=1.5, **style[m])
+
+    return _cost_profiles(
+        traces,
+        methods,
+        draw,
+        ylim=(-0.03, 1.03),
+        ylabel="normalized score, mean over data sets",
+        suptitle="Normalized score of the incumbent's mean test error per data set (1 = best "
+        "method at that budget, 0 = worst or no answer yet)",
+    )
 
 
 def plot_ecdf(traces: pd.DataFrame, *, methods: Sequence[str] | None = None) -> Figure:
     """COCO's data profile against CPU seconds and kernel evaluations: the fraction of
     (data set, split, target) triples reached, targets the best final test error of each split
     plus 0, 1, 2, 5 and 10 points."""
-    fig = Figure(figsize=(11.0, 5.0), layout="constrained")
-    axes = fig.subplots(1, 2, squeeze=False).ravel().tolist()
-    allm = list(methods or dict.fromkeys(traces["method"]))
-    style = _styles(allm, traces)
-    for ax, cost in zip(axes, COST_AXES, strict=True):
-        have = methods_with_cost(traces, cost)
-        mnames = [m for m in allm if m in have]
-        if not mnames:
-            ax.set_visible(False)
-            continue
-        sub = traces[traces["method"].isin(mnames)]
+
+    def draw(
+        ax: Axes,
+        cost: str,
+        mnames: list[str],
+        sub: pd.DataFrame,
+        style: dict[str, dict[str, Any]],
+    ) -> None:
         # targets come from every method's final answers, the axis from the ones counting cost
         e = ecdf_profile(traces, cost=cost, grid=budget_grid(sub, cost), methods=mnames)
         for m in mnames:
             p = e[e["method"] == m]
             ax.step(p["budget"], p["fraction"], where="post", label=m, lw=1.5, **style[m])
-        ax.set_xscale("log")
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_xlabel(_cost_label(cost))
-        ax.grid(True, which="major", alpha=0.3)
-        left = [m for m in allm if m not in have]
-        if left:
-            ax.set_title(_left_out_title(left), fontsize=8)
-    axes[0].set_ylabel("fraction of (data set, split, target) reached")
-    fig.suptitle(
-        "Data profile: targets = best final test error of each split + {0, 1, 2, 5, 10} points",
-        fontsize=10,
+
+    return _cost_profiles(
+        traces,
+        methods,
+        draw,
+        ylim=(-0.02, 1.02),
+        ylabel="fraction of (data set, split, target) reached",
+        suptitle="Data profile: targets = best final test error of each split + "
+        "{0, 1, 2, 5, 10} points",
     )
-    _shared_legend(fig, axes)
-    return fig
 
 
 def save_verdict_plots(
