@@ -406,7 +406,6 @@ def _refine(
     status = np.empty(m, dtype=np.int64)
     iters = np.zeros(m, dtype=np.int64)
     rows = np.zeros(m, dtype=np.int64)
-    everyone = np.arange(n, dtype=np.int64)
     by_rows = isinstance(store, KernelRows)
     a_full = np.ascontiguousarray(full.alpha)
     G_full = np.ascontiguousarray(full.gradient)
@@ -422,16 +421,8 @@ def _refine(
                 if by_rows:
                     assert isinstance(store, KernelRows)
                     evals0 = store.kernel_evals
-                    run = SMO(tol=t, max_iter=cap, check_kernel=False).start(
-                        y,
-                        C=C,
-                        gram=store,
-                        alpha0=_seed_without(start_a, y, C, r),
-                        active=everyone[everyone != r],
-                    )
-                    run.run()
-                    d = _left_out_decision(y, run.gradient, r)
-                    st = _exact_loo_loop.KKT if run.converged else _exact_loo_loop.MAX_ITER
+                    tight = SMO(tol=t, max_iter=cap, check_kernel=False)
+                    d, st, run = _retrain_on_rows(tight, store, y, C, start_a, r)
                     it, rw = run.iterations, -(-(store.kernel_evals - evals0) // n)
                     start_a = run.alpha.copy()
                 else:
@@ -445,6 +436,25 @@ def _refine(
                     break
             dec[k], status[k] = d, st
     return dec, status, iters, rows
+
+
+def _retrain_on_rows(
+    solver: SMO,
+    store: KernelRows,
+    y: NDArray[np.float64],
+    C: float,
+    start: NDArray[np.float64],
+    r: int,
+) -> tuple[float, int, SMORun]:
+    """Retrain without ``r`` on a kernel-row cache, from ``start`` with ``alpha_r`` moved onto
+    its class, to ``solver``'s eps-KKT stop: the left-out decision, its status, the run."""
+    everyone = np.arange(y.shape[0])
+    run = solver.start(
+        y, C=C, gram=store, alpha0=_seed_without(start, y, C, r), active=everyone[everyone != r]
+    )
+    run.run()
+    status = _exact_loo_loop.KKT if run.converged else _exact_loo_loop.MAX_ITER
+    return _left_out_decision(y, run.gradient, r), status, run
 
 
 def _retrain_rows(
@@ -462,20 +472,10 @@ def _retrain_rows(
     status = np.empty(m, dtype=np.int64)
     iters = np.empty(m, dtype=np.int64)
     rows = np.empty(m, dtype=np.int64)
-    everyone = np.arange(n)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # counted and reported once
         for k, r in enumerate(points):
-            run = solver.start(
-                y,
-                C=C,
-                gram=store,
-                alpha0=_seed_without(full.alpha, y, C, int(r)),
-                active=everyone[everyone != r],
-            )
-            run.run()
-            dec[k] = _left_out_decision(y, run.gradient, int(r))
-            status[k] = _exact_loo_loop.KKT if run.converged else _exact_loo_loop.MAX_ITER
+            dec[k], status[k], run = _retrain_on_rows(solver, store, y, C, full.alpha, int(r))
             iters[k] = run.iterations
             rows[k] = -(-run.kernel_evals // n)
     return dec, status, iters, rows
