@@ -34,6 +34,10 @@ from svmtune.space import Param, SearchSpace
 __all__ = ["BoundObjective", "Objective", "Outcome", "Stopwatch"]
 
 
+#: The errors an evaluation records as FAILED (so a tuner can go on) instead of raising.
+NUMERICAL_FAILURES = (ArithmeticError, np.linalg.LinAlgError, RuntimeError, MemoryError)
+
+
 class Outcome(NamedTuple):
     """What ``BoundObjective._evaluate`` returns: the value and the machine-independent counts."""
 
@@ -244,21 +248,28 @@ class BoundObjective(ABC):
             out = (
                 self._evaluate(checked) if report is None else self._evaluate_steps(checked, report)
             )
-        except (ArithmeticError, np.linalg.LinAlgError, RuntimeError, MemoryError) as exc:
-            warnings.warn(
-                f"{self.objective.name} failed at {checked}: {exc!r}", RuntimeWarning, stacklevel=2
-            )
-            return Evaluation(
-                checked,
-                float("nan"),
-                Status.FAILED,
-                watch.cost(),
-                error="".join(traceback.format_exception_only(exc)).strip(),
-            )
+        except NUMERICAL_FAILURES as exc:
+            return self._failed(checked, exc, watch)
         return Evaluation(
             checked,
             float(out.value),
             Status.PRUNED if out.pruned else Status.OK,
             watch.cost(out.kernel_evals, out.iterations),
             info=dict(out.info),
+        )
+
+    def _failed(
+        self, checked: dict[str, float], exc: BaseException, watch: Stopwatch
+    ) -> Evaluation:
+        """The FAILED evaluation (value NaN, the error's text) of a numerical failure at
+        ``checked``, with a RuntimeWarning pointing at the caller of the public method."""
+        warnings.warn(
+            f"{self.objective.name} failed at {checked}: {exc!r}", RuntimeWarning, stacklevel=3
+        )
+        return Evaluation(
+            checked,
+            float("nan"),
+            Status.FAILED,
+            watch.cost(),
+            error="".join(traceback.format_exception_only(exc)).strip(),
         )

@@ -36,8 +36,6 @@ With ``z_i = A f_i + B``, ``dE/dz_i = y_i p_i (1 - p_i) / N``, so ``dE/df_i = A 
 
 from __future__ import annotations
 
-import traceback
-import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -47,7 +45,7 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune.classifier import KernelExpansion
 from svmtune.datasets import holdout_indices, stratified_kfold
 from svmtune.kernels import PreparedKernel
-from svmtune.objectives._base import Outcome, Stopwatch
+from svmtune.objectives._base import NUMERICAL_FAILURES, Outcome, Stopwatch
 from svmtune.objectives._evaluation import Evaluation, Status
 from svmtune.objectives._platt_gradient import PlattState, platt_gradient
 from svmtune.objectives._svm_objective import (
@@ -344,17 +342,8 @@ class _BoundPlattError(BoundSVMObjective):
         try:
             state = self._solve(checked, working)
             grads, evals = platt_gradient(self, checked, state) if gradient else (None, 0)
-        except (ArithmeticError, np.linalg.LinAlgError, RuntimeError, MemoryError) as exc:
-            warnings.warn(
-                f"{self.objective.name} failed at {checked}: {exc!r}", RuntimeWarning, stacklevel=2
-            )
-            ev = Evaluation(
-                checked,
-                float("nan"),
-                Status.FAILED,
-                watch.cost(),
-                error="".join(traceback.format_exception_only(exc)).strip(),
-            )
+        except NUMERICAL_FAILURES as exc:
+            ev = self._failed(checked, exc, watch)
             return ev, ({n: float("nan") for n in self.space.names} if gradient else None)
         info = self._info(state)
         if working is not None:
