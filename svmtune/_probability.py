@@ -22,15 +22,18 @@ PROBABILITY_FOLDS = 5
 
 def out_of_fold_sigmoid(
     estimator: Any,
+    X: NDArray[np.float64],
+    yb: NDArray[np.float64],
+    *,
     objective: Objective,
     kernel: KernelModel,
     params: dict[str, float],
-    X: NDArray[np.float64],
-    yb: NDArray[np.float64],
     seed: int,
 ) -> Sigmoid:
-    """Platt's sigmoid on out-of-fold decision values at the tuned parameters (of the same
-    kind of classifier as ``estimator``)."""
+    """Platt's sigmoid on out-of-fold decision values of ``(X, yb)`` (labels -1/+1) at the tuned
+    ``params``: each stratified fold (``seed``) predicted by the same kind of classifier as
+    ``estimator`` (a :class:`svmtune.SVC` with its options, else ``objective``'s classifier on
+    ``kernel``) trained on the other folds."""
     n_min = int(min(np.sum(yb > 0), np.sum(yb < 0)))
     folds = min(PROBABILITY_FOLDS, n_min)
     if folds < 2:

@@ -379,7 +379,9 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
             estimator = result.best_classifier
         sigmoid = None
         if self.probability:
-            sigmoid = out_of_fold_sigmoid(estimator, objective, kernel, params, Xp, yb, seed)
+            sigmoid = out_of_fold_sigmoid(
+                estimator, Xp, yb, objective=objective, kernel=kernel, params=params, seed=seed
+            )
         return _Fitted(result, estimator, sigmoid, time.perf_counter() - t0)
 
     @staticmethod

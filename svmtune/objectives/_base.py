@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._params import ParamsMixin
 from svmtune._validation import check_Xy
 from svmtune.classifier import KernelExpansion
-from svmtune.kernels._base import KernelModel
+from svmtune.kernels import KernelModel
 from svmtune.objectives._evaluation import Cost, Evaluation, Status
 from svmtune.space import Param, SearchSpace
 
@@ -154,6 +154,12 @@ class Objective(ParamsMixin, ABC):
     ) -> Evaluation:
         """Bind and evaluate one setting (convenience for a single evaluation)."""
         return self.bind(X, y, kernel=kernel).evaluate(params)
+
+
+# Objective itself stays abstract (``Objective()`` raises TypeError); a subclass is complete once
+# it supplies ``_bind`` or ``_bound_class`` (which the default ``_bind`` uses), so neither can be
+# an ``abstractmethod``: a subclass's abstract methods are those of this set it leaves abstract.
+Objective.__abstractmethods__ = frozenset({"_bind"})
 
 
 class BoundObjective(ABC):
