@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from svmtune._validation import check_X
-from svmtune.kernels._base import KernelModel
+from svmtune.kernels import KernelModel
 
-__all__ = ["KernelExpansion", "decision_tolerance", "labels_from_decisions"]
+if TYPE_CHECKING:
+    from svmtune.solvers import SMOResult
+
+__all__ = [
+    "KernelExpansion",
+    "decision_tolerance",
+    "expansion_from_solution",
+    "labels_from_decisions",
+]
 
 #: Units of ``numpy.finfo(float).eps`` per summed term in :func:`decision_tolerance`: the
 #: first-order bound of summation round-off is one unit roundoff (half an eps) per term; the
@@ -171,3 +180,34 @@ class KernelExpansion:
             )
         f, tol = self.decision_tolerance(Xc)
         return float(np.mean(labels_from_decisions(f, tol) != yf))
+
+
+def expansion_from_solution(
+    kernel: KernelModel,
+    params: Mapping[str, float],
+    X: NDArray[np.float64],
+    y: NDArray[np.float64],
+    result: SMOResult,
+) -> KernelExpansion:
+    """The classifier of an SMO solution: support vectors ``X[alpha > 0]``, coef ``alpha * y``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.solvers import SMO
+    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
+    >>> y = np.array([-1.0, -1.0, 1.0, 1.0])
+    >>> res = SMO().solve(y, C=10.0, kernel=RBF(), params={"gamma": 0.5}, X=X)
+    >>> clf = expansion_from_solution(RBF(), {"gamma": 0.5}, X, y, res)
+    >>> clf.predict(np.array([[-1.0], [5.0]])).tolist()
+    [-1.0, 1.0]
+    """
+    sv = result.support
+    return KernelExpansion(
+        kernel=kernel,
+        params=params,
+        vectors=X[sv],
+        coef=result.alpha[sv] * y[sv],
+        intercept=result.b,
+    )

@@ -12,45 +12,13 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmtune._validation import check_positive
-from svmtune.classifier import KernelExpansion
-from svmtune.kernels._base import KernelModel
-from svmtune.kernels.rbf import RBF
-from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, SMO, Selection, SMOResult
+from svmtune.classifier import KernelExpansion, expansion_from_solution
+from svmtune.kernels import RBF, KernelModel
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, SMO, Selection
 
-__all__ = ["SVC", "expansion_from_solution"]
+__all__ = ["SVC", "expansion_from_solution"]  # the latter lives in svmtune.classifier
 
 DEFAULT_GAMMA = 0.1
-
-
-def expansion_from_solution(
-    kernel: KernelModel,
-    params: Mapping[str, float],
-    X: NDArray[np.float64],
-    y: NDArray[np.float64],
-    result: SMOResult,
-) -> KernelExpansion:
-    """The classifier of an SMO solution: support vectors ``X[alpha > 0]``, coef ``alpha * y``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from svmtune.kernels import RBF
-    >>> from svmtune.solvers import SMO
-    >>> X = np.array([[0.0], [1.0], [3.0], [4.0]])
-    >>> y = np.array([-1.0, -1.0, 1.0, 1.0])
-    >>> res = SMO().solve(y, C=10.0, kernel=RBF(), params={"gamma": 0.5}, X=X)
-    >>> clf = expansion_from_solution(RBF(), {"gamma": 0.5}, X, y, res)
-    >>> clf.predict(np.array([[-1.0], [5.0]])).tolist()
-    [-1.0, 1.0]
-    """
-    sv = result.support
-    return KernelExpansion(
-        kernel=kernel,
-        params=params,
-        vectors=X[sv],
-        coef=result.alpha[sv] * y[sv],
-        intercept=result.b,
-    )
 
 
 def _plainly_binary(y: NDArray[Any]) -> bool:

@@ -11,27 +11,28 @@ import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import StratifiedKFold
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
+from svmtune._probability import out_of_fold_sigmoid
 from svmtune._validation import check_positive
-from svmtune.kernels._base import KernelModel
-from svmtune.kernels.rbf import RBF
-from svmtune.objectives._base import Objective
-from svmtune.objectives.kfold import KFoldCV
+from svmtune.kernels import RBF, KernelModel
+from svmtune.multiclass import (
+    binary_problems,
+    class_probabilities,
+    name_classes_in_error,
+    ovo_decision,
+    problem_name,
+)
+from svmtune.objectives import KFoldCV, Objective
+from svmtune.solvers.sigmoid import Sigmoid, fit_sigmoid
 from svmtune.space import SearchSpace
 from svmtune.svc import SVC
-from svmtune.tuners._base import Tuner, TuningResult
-from svmtune.tuners.grid import Grid
+from svmtune.tuners import Grid, Tuner, TuningResult
 
 __all__ = ["TunedSVC", "check_combination", "platt_sigmoid"]
-
-#: Folds of the out-of-fold decision values Platt's sigmoid is fitted on (as LIBSVM).
-PROBABILITY_FOLDS = 5
 
 
 def check_combination(objective: Objective, tuner: Tuner, kernel: KernelModel) -> SearchSpace:
@@ -70,58 +71,27 @@ parameter ('gamma'); fix the others with fixed={...}: missing ['C']
 def platt_sigmoid(decision: ArrayLike, y: ArrayLike) -> tuple[float, float]:
     """``(A, B)`` of Platt's sigmoid ``P(y = +1 | f) = 1 / (1 + exp(A f + B))``.
 
-    Minimizes the cross-entropy against Platt's regularized targets ``(N+ + 1) / (N+ + 2)`` and
-    ``1 / (N- + 2)`` (Platt, "Probabilistic outputs for support vector machines"), by BFGS
-    with the exact gradient, in the numerically stable form ``log(1 + exp(z))``.
+    .. deprecated::
+        Use :func:`svmtune.solvers.sigmoid.fit_sigmoid`, which this calls (Lin, Lin and Weng's
+        Newton method on Platt's regularized targets) and which also returns the fit's
+        iterations and convergence and evaluates the probabilities.
 
     Examples
     --------
-    >>> import numpy as np
-    >>> A, B = platt_sigmoid(np.array([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0]), [-1, -1, 1, -1, 1, 1])
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     A, B = platt_sigmoid([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0], [-1, -1, 1, -1, 1, 1])
     >>> bool(A < 0)
     True
     """
-    f = np.asarray(decision, dtype=np.float64).ravel()
-    yy = np.asarray(y).ravel() > 0
-    n_pos, n_neg = int(yy.sum()), int((~yy).sum())
-    t = np.where(yy, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
-
-    def loss(ab: NDArray[np.float64]) -> tuple[float, NDArray[np.float64]]:
-        z = ab[0] * f + ab[1]  # P = 1 / (1 + exp(z)); -log-likelihood = sum t z + log(1 + e^-z)
-        value = float(np.sum(t * z + np.logaddexp(0.0, -z)))
-        p = 0.5 * (1.0 - np.tanh(0.5 * z))  # 1 / (1 + exp(z)), stable
-        d = t - p
-        return value, np.array([np.dot(d, f), np.sum(d)])
-
-    prior = np.log((n_neg + 1.0) / (n_pos + 1.0))
-    res = minimize(loss, np.array([0.0, prior]), jac=True, method="BFGS")
-    return float(res.x[0]), float(res.x[1])
-
-
-def _sigmoid(decision: NDArray[np.float64], ab: tuple[float, float]) -> NDArray[np.float64]:
-    z = ab[0] * decision + ab[1]
-    return 0.5 * (1.0 - np.tanh(0.5 * z))
-
-
-def _couple(r: NDArray[np.float64]) -> NDArray[np.float64]:
-    """Class probabilities from pairwise ones ``r[n, i, j] = P(i | i or j)`` by Wu, Lin and
-    Weng's second method (as LIBSVM): ``min sum_i sum_{j != i} (r_ji p_i - r_ij p_j)^2`` subject
-    to ``sum p = 1``, solved through its KKT system for every sample at once."""
-    n, k, _ = r.shape
-    rt = np.swapaxes(r, 1, 2)  # rt[n, i, j] = r_ji
-    Q = -rt * r
-    off = ~np.eye(k, dtype=bool)
-    diag = np.sum(np.where(off, rt**2, 0.0), axis=2)
-    Q[:, np.arange(k), np.arange(k)] = diag
-    M = np.zeros((n, k + 1, k + 1))
-    M[:, :k, :k] = Q
-    M[:, :k, k] = 1.0
-    M[:, k, :k] = 1.0
-    rhs = np.zeros((n, k + 1, 1))
-    rhs[:, k, 0] = 1.0
-    p = np.linalg.solve(M, rhs)[:, :k, 0]
-    p = np.clip(p, 0.0, None)
-    return p / p.sum(axis=1, keepdims=True)
+    warnings.warn(
+        "platt_sigmoid is deprecated; use svmtune.solvers.sigmoid.fit_sigmoid",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    fit = fit_sigmoid(decision, y)
+    return fit.A, fit.B
 
 
 @dataclass
@@ -130,7 +100,7 @@ class _Fitted:
 
     result: TuningResult
     estimator: SVC
-    sigmoid: tuple[float, float] | None
+    sigmoid: Sigmoid | None
     refit_s: float
 
 
@@ -326,13 +296,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         order = _canonical_order(Xc, codes)
         Xs, cs, ys = Xc[order], codes[order], yv[order]
         k = classes.size
-        problems: list[tuple[int | None, int]]
-        if k == 2:
-            problems = [(0, 1)]
-        elif self.multi_class == "ovo":
-            problems = [(i, j) for i in range(k) for j in range(i + 1, k)]
-        else:
-            problems = [(None, c) for c in range(k)]
+        problems = binary_problems(k, self.multi_class)
         if isinstance(self.random_state, int | np.integer) and not isinstance(
             self.random_state, bool
         ):
@@ -350,7 +314,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         self.problems_ = problems
         self._fitted = fitted
         self._multi_class = self.multi_class  # what predictions follow, whatever set_params does
-        names = [self._problem_name(p) for p in problems]
+        names = [problem_name(classes, p) for p in problems]
         traces = [f.result.trace.assign(problem=n) for f, n in zip(fitted, names, strict=True)]
         self.trace_ = pd.concat(traces, ignore_index=True)
         self.refit_time_ = float(sum(f.refit_s for f in fitted))
@@ -366,13 +330,6 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
             self.best_estimator_ = [f.estimator for f in fitted]
             self.tuning_result_ = [f.result for f in fitted]
         return self
-
-    def _problem_name(self, problem: tuple[int | None, int]) -> str:
-        neg, pos = problem
-        rest = "rest" if neg is None else str(self.classes_[neg])
-        return (
-            f"{self.classes_[pos]} vs {rest}" if neg is None else f"{rest} vs {self.classes_[pos]}"
-        )
 
     def _fit_problem(
         self,
@@ -406,7 +363,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         try:
             result = tuner.tune(objective, Xp, yb, kernel=kernel, random_state=seed)
         except ValueError as exc:
-            raise _name_classes(exc, classes, problem, yb) from None
+            raise name_classes_in_error(exc, classes, problem, yb) from None
         params = result.best_params
         t0 = time.perf_counter()
         estimator: Any
@@ -422,7 +379,9 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
             estimator = result.best_classifier
         sigmoid = None
         if self.probability:
-            sigmoid = self._oof_sigmoid(estimator, objective, kernel, params, Xp, yb, seed)
+            sigmoid = out_of_fold_sigmoid(
+                estimator, Xp, yb, objective=objective, kernel=kernel, params=params, seed=seed
+            )
         return _Fitted(result, estimator, sigmoid, time.perf_counter() - t0)
 
     @staticmethod
@@ -434,37 +393,6 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         if kernel.includes_scale:
             return 1.0
         return float(params["C"]) if "C" in params else C
-
-    @staticmethod
-    def _oof_sigmoid(
-        estimator: Any,
-        objective: Objective,
-        kernel: KernelModel,
-        params: dict[str, float],
-        X: NDArray[np.float64],
-        yb: NDArray[np.float64],
-        seed: int,
-    ) -> tuple[float, float]:
-        """Platt's sigmoid on out-of-fold decision values at the tuned parameters (of the same
-        kind of classifier as ``estimator``)."""
-        n_min = int(min(np.sum(yb > 0), np.sum(yb < 0)))
-        folds = min(PROBABILITY_FOLDS, n_min)
-        if folds < 2:
-            raise ValueError(
-                "probability=True needs at least 2 points of each class in every binary problem"
-                f" (for out-of-fold decision values); one class has {n_min}"
-            )
-        decision = np.empty(yb.shape[0])
-        cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
-        for train, test in cv.split(X, yb):
-            if isinstance(estimator, SVC):
-                part: Any = SVC(
-                    C=estimator.C, kernel=estimator.kernel, kernel_params=estimator.kernel_params
-                ).fit(X[train], yb[train])
-            else:
-                part = objective.bind(X[train], yb[train], kernel=kernel).classifier(params)
-            decision[test] = part.decision_function(X[test])
-        return platt_sigmoid(decision, yb)
 
     # -- prediction --------------------------------------------------------------------------
     def _binary_decisions(self, X: ArrayLike) -> NDArray[np.float64]:
@@ -482,16 +410,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
             return d[:, 0]
         if self._multi_class == "ovr":
             return d
-        votes = np.zeros((d.shape[0], k))
-        conf = np.zeros((d.shape[0], k))
-        for col, (neg, pos) in enumerate(self.problems_):
-            assert neg is not None
-            positive = d[:, col] >= 0.0
-            votes[:, pos] += positive
-            votes[:, neg] += ~positive
-            conf[:, pos] += d[:, col]
-            conf[:, neg] -= d[:, col]
-        return votes + conf / (3.0 * (np.abs(conf) + 1.0))
+        return ovo_decision(d, self.problems_, k)
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         """The predicted class of each row."""
@@ -515,43 +434,13 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         sig = [f.sigmoid for f in self._fitted]
         if any(s is None for s in sig):
             raise AttributeError("this TunedSVC was fitted with probability=False; fit it again")
-        p = np.column_stack([_sigmoid(d[:, i], s) for i, s in enumerate(sig)])  # type: ignore[arg-type]
-        k = self.classes_.size
-        if k == 2:
-            return np.column_stack([1.0 - p[:, 0], p[:, 0]])
-        if self._multi_class == "ovr":
-            p = np.clip(p, 1e-12, None)
-            return p / p.sum(axis=1, keepdims=True)
-        r = np.full((d.shape[0], k, k), 0.5)
-        eps = 1e-7  # LIBSVM's clipping of pairwise probabilities
-        for col, (neg, pos) in enumerate(self.problems_):
-            assert neg is not None
-            pp = np.clip(p[:, col], eps, 1.0 - eps)
-            r[:, pos, neg] = pp
-            r[:, neg, pos] = 1.0 - pp
-        return _couple(r)
+        p = np.column_stack([s(d[:, i]) for i, s in enumerate(sig) if s is not None])
+        return class_probabilities(p, self.problems_, self.classes_.size)
 
     @available_if(_has_probability)
     def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))
-
-
-def _name_classes(
-    exc: ValueError, classes: NDArray[Any], problem: tuple[int | None, int], yb: NDArray[Any]
-) -> ValueError:
-    """``exc`` of a binary problem's tuning, its -1/+1 class counts told in the user's
-    classes (``{-1: 29, 1: 2}`` becomes ``{0: 29, 2: 2}``)."""
-    neg, pos = problem
-    n_neg, n_pos = int(np.sum(yb < 0)), int(np.sum(yb > 0))
-    neg_name = "rest" if neg is None else classes[neg].item()
-    pos_name = classes[pos].item()
-    theirs = {neg_name: n_neg, pos_name: n_pos}
-    text = str(exc).replace(f"{{-1: {n_neg}, 1: {n_pos}}}", str(theirs))
-    if len(classes) > 2 or text == str(exc):
-        mine = f"{pos_name!r} vs rest" if neg is None else f"{neg_name!r} vs {pos_name!r}"
-        text = f"the binary problem {mine} (class counts {theirs}) cannot be tuned: {text}"
-    return ValueError(text)
 
 
 def _with(objective: Objective, **options: Any) -> Objective:

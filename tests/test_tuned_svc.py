@@ -21,8 +21,10 @@ from svmtune import SVC, TunedSVC
 from svmtune.datasets import load
 from svmtune.datasets._load import _encoded
 from svmtune.kernels import RBF
+from svmtune.multiclass import couple_pairwise
 from svmtune.objectives import KFoldCV, LOOEstimate
-from svmtune.tuned_svc import _couple, check_combination, platt_sigmoid
+from svmtune.solvers.sigmoid import fit_sigmoid
+from svmtune.tuned_svc import check_combination, platt_sigmoid
 from svmtune.tuners import Bisection, Grid, Tuner
 
 SKIPPED = (
@@ -241,7 +243,8 @@ def test_predict_proba_is_platt_on_out_of_fold_decisions(heart) -> None:
         bound = LOOEstimate(model="loo2").bind(Xs[tr], yb[tr], kernel=RBF())
         dec[te] = bound.classifier(clf.best_params_).decision_function(Xs[te])
     a_ref, b_ref = _sigmoid_calibration(dec, yb > 0)
-    a, b = clf._fitted[0].sigmoid
+    fitted = clf._fitted[0].sigmoid
+    a, b = fitted.A, fitted.B
     np.testing.assert_allclose([a, b], [a_ref, b_ref], rtol=1e-3, atol=1e-4)
     p = clf.predict_proba(Xte)
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
@@ -250,20 +253,14 @@ def test_predict_proba_is_platt_on_out_of_fold_decisions(heart) -> None:
     assert a < 0  # larger decision values: more likely the positive class
 
 
-def test_platt_sigmoid_minimizes_the_regularized_cross_entropy() -> None:
+def test_platt_sigmoid_is_a_deprecated_alias_of_fit_sigmoid() -> None:
     rng = np.random.default_rng(0)
     f = np.r_[rng.normal(-1, 1, 50), rng.normal(1, 1, 30)]
     y = np.r_[-np.ones(50), np.ones(30)]
-    a, b = platt_sigmoid(f, y)
-    t = np.where(y > 0, 31 / 32, 1 / 52)
-
-    def nll(a, b):
-        p = 1 / (1 + np.exp(a * f + b))
-        return -np.sum(t * np.log(p) + (1 - t) * np.log(1 - p))
-
-    best = nll(a, b)
-    for da, db in rng.normal(0, 1e-3, (50, 2)):
-        assert nll(a + da, b + db) >= best - 1e-9
+    with pytest.warns(DeprecationWarning, match="use svmtune.solvers.sigmoid.fit_sigmoid"):
+        a, b = platt_sigmoid(f, y)
+    fit = fit_sigmoid(f, y)
+    assert (a, b) == (fit.A, fit.B)
 
 
 def test_pairwise_coupling_recovers_consistent_probabilities() -> None:
@@ -272,7 +269,7 @@ def test_pairwise_coupling_recovers_consistent_probabilities() -> None:
     rng = np.random.default_rng(0)
     p = rng.dirichlet(np.ones(4), size=6)
     r = p[:, :, None] / (p[:, :, None] + p[:, None, :])
-    np.testing.assert_allclose(_couple(r), p, atol=1e-12)
+    np.testing.assert_allclose(couple_pairwise(r), p, atol=1e-12)
 
 
 class _NeedsGradient(Grid):

@@ -6,7 +6,9 @@ folds) and returns a :class:`BoundObjective`, which evaluates one setting at a t
 final classifier for a setting. Every evaluation carries its cost.
 
 Writing a new objective means writing two small classes: the :class:`Objective` (its options, the
-hyperparameters it needs) and its :class:`BoundObjective` (``_evaluate`` and ``classifier``).
+hyperparameters it needs, and ``_bind``, or ``_bound_class`` naming the bound class) and its
+:class:`BoundObjective` (``_setup`` for what evaluations share, ``_evaluate`` and
+``classifier``).
 """
 
 from __future__ import annotations
@@ -25,11 +27,15 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._params import ParamsMixin
 from svmtune._validation import check_Xy
 from svmtune.classifier import KernelExpansion
-from svmtune.kernels._base import KernelModel
+from svmtune.kernels import KernelModel
 from svmtune.objectives._evaluation import Cost, Evaluation, Status
 from svmtune.space import Param, SearchSpace
 
 __all__ = ["BoundObjective", "Objective", "Outcome", "Stopwatch"]
+
+
+#: The errors an evaluation records as FAILED (so a tuner can go on) instead of raising.
+NUMERICAL_FAILURES = (ArithmeticError, np.linalg.LinAlgError, RuntimeError, MemoryError)
 
 
 class Outcome(NamedTuple):
@@ -102,12 +108,17 @@ class Objective(ParamsMixin, ABC):
         self._check_options()
         if not isinstance(kernel, KernelModel):
             raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
-        if self.needs_C and not kernel.includes_scale:
+        if self._searches_C(kernel):
             if "C" in kernel.space:
                 raise ValueError(f"kernel {kernel!r} already has a parameter named 'C'")
             lo, hi = self.C_bounds
             return SearchSpace((Param("C", float(lo), float(hi)),)) + kernel.space
         return kernel.space
+
+    def _searches_C(self, kernel: KernelModel) -> bool:
+        """Whether ``C`` is a hyperparameter on ``kernel`` (a kernel that carries its own scale
+        fixes it to 1)."""
+        return self.needs_C and not kernel.includes_scale
 
     def _check_options(self) -> None:
         """Raise ValueError naming a bad option. Called at first use (:meth:`search_space`, so
@@ -123,7 +134,6 @@ class Objective(ParamsMixin, ABC):
         bound.setup_cost = bound.setup_cost + watch.cost()
         return bound
 
-    @abstractmethod
     def _bind(
         self,
         X: NDArray[np.float64],
@@ -131,13 +141,25 @@ class Objective(ParamsMixin, ABC):
         kernel: KernelModel,
         space: SearchSpace,
     ) -> BoundObjective:
-        """Build the bound objective for checked data."""
+        """Build the bound objective for checked data: by default an instance of
+        :meth:`_bound_class`, whose ``_setup`` precomputes what the evaluations share."""
+        return self._bound_class()(self, X, y, kernel, space)
+
+    def _bound_class(self) -> type[BoundObjective]:
+        """The :class:`BoundObjective` subclass :meth:`_bind` builds (override one of them)."""
+        raise NotImplementedError(f"{self.name} defines neither _bind nor _bound_class")
 
     def evaluate(
         self, X: ArrayLike, y: ArrayLike, *, kernel: KernelModel, params: Mapping[str, float]
     ) -> Evaluation:
         """Bind and evaluate one setting (convenience for a single evaluation)."""
         return self.bind(X, y, kernel=kernel).evaluate(params)
+
+
+# Objective itself stays abstract (``Objective()`` raises TypeError); a subclass is complete once
+# it supplies ``_bind`` or ``_bound_class`` (which the default ``_bind`` uses), so neither can be
+# an ``abstractmethod``: a subclass's abstract methods are those of this set it leaves abstract.
+Objective.__abstractmethods__ = frozenset({"_bind"})
 
 
 class BoundObjective(ABC):
@@ -164,6 +186,11 @@ class BoundObjective(ABC):
         self.kernel = kernel
         self.space = space
         self.setup_cost = Cost()
+        self._setup()
+
+    def _setup(self) -> None:
+        """Precompute what every evaluation shares (folds, kernel statistics); called last by
+        ``__init__``, so that a subclass needs no constructor of its own."""
 
     @property
     def n_samples(self) -> int:
@@ -227,21 +254,28 @@ class BoundObjective(ABC):
             out = (
                 self._evaluate(checked) if report is None else self._evaluate_steps(checked, report)
             )
-        except (ArithmeticError, np.linalg.LinAlgError, RuntimeError, MemoryError) as exc:
-            warnings.warn(
-                f"{self.objective.name} failed at {checked}: {exc!r}", RuntimeWarning, stacklevel=2
-            )
-            return Evaluation(
-                checked,
-                float("nan"),
-                Status.FAILED,
-                watch.cost(),
-                error="".join(traceback.format_exception_only(exc)).strip(),
-            )
+        except NUMERICAL_FAILURES as exc:
+            return self._failed(checked, exc, watch)
         return Evaluation(
             checked,
             float(out.value),
             Status.PRUNED if out.pruned else Status.OK,
             watch.cost(out.kernel_evals, out.iterations),
             info=dict(out.info),
+        )
+
+    def _failed(
+        self, checked: dict[str, float], exc: BaseException, watch: Stopwatch
+    ) -> Evaluation:
+        """The FAILED evaluation (value NaN, the error's text) of a numerical failure at
+        ``checked``, with a RuntimeWarning pointing at the caller of the public method."""
+        warnings.warn(
+            f"{self.objective.name} failed at {checked}: {exc!r}", RuntimeWarning, stacklevel=3
+        )
+        return Evaluation(
+            checked,
+            float("nan"),
+            Status.FAILED,
+            watch.cost(),
+            error="".join(traceback.format_exception_only(exc)).strip(),
         )

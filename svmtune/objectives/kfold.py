@@ -11,20 +11,18 @@ from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
 from svmtune._validation import as_rng, check_n_jobs, check_positive_int
-from svmtune.classifier import KernelExpansion, decision_tolerance, labels_from_decisions
-from svmtune.datasets import stratified_kfold
-from svmtune.kernels._base import KernelModel, PreparedKernel
-from svmtune.objectives._base import BoundObjective, Objective, Outcome
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
-from svmtune.solvers.smo import (
-    SMO,
-    Selection,
-    SMOResult,
-    check_gram,
-    feasible_start,
+from svmtune.classifier import (
+    KernelExpansion,
+    decision_tolerance,
+    expansion_from_solution,
+    labels_from_decisions,
 )
-from svmtune.space import SearchSpace
-from svmtune.svc import expansion_from_solution
+from svmtune.datasets import stratified_kfold
+from svmtune.objectives._base import Outcome
+from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
+from svmtune.solvers import SMOResult, check_gram, feasible_start
+from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
+from svmtune.solvers.smo import Selection
 
 __all__ = ["KFoldCV"]
 
@@ -37,7 +35,7 @@ changed by the same factor (measured on heart, wdbc, german: 25-40% fewer iterat
 grid, against 10-20% when the kernel neighbour is used)."""
 
 
-class KFoldCV(Objective):
+class KFoldCV(SVMObjective):
     """Stratified k-fold cross-validation error of the soft-margin SVM trained by SMO.
 
     The value at ``(C, kernel parameters)`` is the pooled CV error: the number of validation
@@ -110,7 +108,6 @@ class KFoldCV(Objective):
     (True, True)
     """
 
-    needs_C: ClassVar[bool] = True
     reports_steps: ClassVar[bool] = True
     min_per_class: ClassVar[int] = 2
 
@@ -129,12 +126,10 @@ class KFoldCV(Objective):
     ) -> None:
         self.k = k
         self.random_state = random_state
-        self.tol = tol
+        super().__init__(tol=tol, max_iter=max_iter, memory_budget=memory_budget)
         self.seeding = seeding
         self.n_jobs = n_jobs
         self.selection = selection
-        self.max_iter = max_iter
-        self.memory_budget = memory_budget
         self.max_seeds = max_seeds
 
     def _check_options(self) -> None:
@@ -144,58 +139,26 @@ class KFoldCV(Objective):
         check_positive_int(self.max_seeds, "max_seeds")
         if not isinstance(self.random_state, np.random.Generator):  # do not draw from it
             as_rng(self.random_state, name="random_state")
-        self._solver()
+        super()._check_options()
 
-    def _solver(self) -> SMO:
-        solver = SMO(
-            tol=self.tol,
-            selection=self.selection,
-            max_iter=self.max_iter,
-            memory_budget=self.memory_budget,
-            check_kernel=False,
-        )
-        solver._check_options()
-        return solver
-
-    def _bind(
-        self,
-        X: NDArray[np.float64],
-        y: NDArray[np.float64],
-        kernel: KernelModel,
-        space: SearchSpace,
-    ) -> _BoundKFoldCV:
-        solver = self._solver()
-        seed = np.random.SeedSequence() if self.random_state is None else self.random_state
-        folds = stratified_kfold(y, int(self.k), seed)
-        n = X.shape[0]
-        # The distances and the Gram matrix live side by side during an evaluation.
-        prepared = kernel.prepare(X) if 16 * n * n <= self.memory_budget else None
-        return _BoundKFoldCV(self, X, y, kernel, space, folds, prepared, solver)
+    def _bound_class(self) -> type[_BoundKFoldCV]:
+        return _BoundKFoldCV
 
 
-class _BoundKFoldCV(BoundObjective):
+class _BoundKFoldCV(BoundSVMObjective):
     """KFoldCV bound to data: the folds, the prepared kernel, the seeds."""
 
     objective: KFoldCV
 
-    def __init__(
-        self,
-        objective: KFoldCV,
-        X: NDArray[np.float64],
-        y: NDArray[np.float64],
-        kernel: KernelModel,
-        space: SearchSpace,
-        folds: list[tuple[NDArray[np.intp], NDArray[np.intp]]],
-        prepared: PreparedKernel | None,
-        solver: SMO,
-    ) -> None:
-        super().__init__(objective, X, y, kernel, space)
-        self.folds = folds
-        self.prepared = prepared
-        self.solver = solver
+    def _setup(self) -> None:
+        o = self.objective
+        seed = np.random.SeedSequence() if o.random_state is None else o.random_state
+        self.folds = stratified_kfold(self.y, int(o.k), seed)
+        # The distances and the Gram matrix live side by side during an evaluation.
+        self.prepared = self._prepared_if_fits()
         # Per fold: recent (seeding coordinates, alpha over all n points).
         self._seeds: list[deque[tuple[NDArray[np.float64], NDArray[np.float64]]]] = [
-            deque(maxlen=int(objective.max_seeds)) for _ in folds
+            deque(maxlen=int(o.max_seeds)) for _ in self.folds
         ]
 
     # -- seeding ------------------------------------------------------------------------------
@@ -371,4 +334,4 @@ class _BoundKFoldCV(BoundObjective):
             res = self.solver.solve(self.y, C=C, gram=K)
         else:
             res = self.solver.solve(self.y, C=C, kernel=self.kernel, params=kp, X=self.X)
-        return expansion_from_solution(self.kernel, kp, self.X, self.y, res)
+        return self._expansion(kp, res)

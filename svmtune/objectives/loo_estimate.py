@@ -13,10 +13,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune.classifier import KernelExpansion
-from svmtune.kernels._base import KernelModel, PreparedKernel
+from svmtune.kernels import PreparedKernel
 from svmtune.objectives._base import BoundObjective, Objective, Outcome
 from svmtune.objectives._threshold import best_threshold, best_thresholds
-from svmtune.space import SearchSpace
 
 __all__ = ["LOOEstimate"]
 
@@ -82,13 +81,13 @@ class LOOEstimate(Objective):
 
     Examples
     --------
-    >>> import numpy as np
+    LOO_2 on the training part of a split of the bundled heart data:
+
+    >>> from svmtune.datasets import ratsch_split
     >>> from svmtune.kernels import RBF
     >>> from svmtune.objectives import LOOEstimate
-    >>> rng = np.random.default_rng(0)
-    >>> X = np.vstack([rng.normal(-1, 1, (40, 2)), rng.normal(1, 1, (40, 2))])
-    >>> y = np.repeat([-1.0, 1.0], 40)
-    >>> ev = LOOEstimate(model="loo2").evaluate(X, y, kernel=RBF(), params={"gamma": 0.5})
+    >>> X, y, _, _ = ratsch_split("heart", seed=1)
+    >>> ev = LOOEstimate(model="loo2").evaluate(X, y, kernel=RBF(), params={"gamma": 0.05})
     >>> 0.0 <= ev.value < 0.3
     True
     """
@@ -142,29 +141,17 @@ class LOOEstimate(Objective):
             raise bad
         return grid
 
-    def _bind(
-        self,
-        X: NDArray[np.float64],
-        y: NDArray[np.float64],
-        kernel: KernelModel,
-        space: SearchSpace,
-    ) -> _BoundLOO:
-        return _BoundLOO(self, X, y, kernel, space, self._alpha_grid())
+    def _bound_class(self) -> type[_BoundLOO]:
+        return _BoundLOO
 
 
 class _BoundLOO(BoundObjective):
-    def __init__(
-        self,
-        objective: LOOEstimate,
-        X: NDArray[np.float64],
-        y: NDArray[np.float64],
-        kernel: KernelModel,
-        space: SearchSpace,
-        alpha_grid: NDArray[np.float64],
-    ) -> None:
-        super().__init__(objective, X, y, kernel, space)
+    objective: LOOEstimate
+
+    def _setup(self) -> None:
+        objective, kernel, X, y = self.objective, self.kernel, self.X, self.y
         self.model = objective.model
-        self.alpha_grid = alpha_grid
+        self.alpha_grid = objective._alpha_grid()
         n = self.n_samples
         self.W = np.column_stack([(y > 0), (y < 0)]).astype(np.float64)
         # (alpha+, alpha-, beta0) of the last evaluations, so the classifier costs no new pass

@@ -101,7 +101,7 @@ def test_full_gradient_multiple_kernel(kernel, params):
 def test_singular_bordered_system_gives_the_decision_derivatives_of_the_reduced_one():
     """A duplicated free support vector makes K_FF singular; the least-squares solution must
     change the decision values exactly as the system without the duplicate does."""
-    from svmtune.objectives.platt import _solve_bordered
+    from svmtune.objectives._platt_gradient import _solve_bordered
 
     Xtr, _, Xte, _ = HEART
     P = Xtr[:6]

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize
 from sklearn.calibration import _sigmoid_calibration
 
 from svmtune import SVC
@@ -65,3 +66,48 @@ def test_tight_tol_is_reached_where_the_loss_cannot_show_a_decrease(seed):
     p = s(f)
     assert s.converged
     assert abs(np.dot(t - p, f)) < 1e-12 and abs(np.sum(t - p)) < 1e-12
+
+
+def _scipy_fit(f, y):
+    """An independent fit of the same loss: Platt's regularized targets, the cross-entropy
+    written directly, minimized by scipy's L-BFGS-B on ``(A * sd, B + A * mean)`` (the model in
+    standardized decision values, so the optimizer sees a problem of unit scale whatever the
+    spread) with the exact gradient and tolerances far below the fit's."""
+    f = np.asarray(f, dtype=np.float64)
+    pos = y > 0
+    n_pos, n_neg = pos.sum(), (~pos).sum()
+    t = np.where(pos, (n_pos + 1.0) / (n_pos + 2.0), 1.0 / (n_neg + 2.0))
+    mean, sd = f.mean(), f.std()
+    g = (f - mean) / sd
+
+    def loss(ab):
+        z = ab[0] * g + ab[1]  # p = 1 / (1 + e^z); -log-likelihood = sum (t z + log(1 + e^-z))
+        p = 0.5 * (1.0 - np.tanh(0.5 * z))
+        d = t - p
+        return float(np.sum(t * z + np.logaddexp(0.0, -z))), np.array([d @ g, d.sum()])
+
+    res = minimize(
+        loss, np.zeros(2), jac=True, method="L-BFGS-B", options={"gtol": 1e-13, "ftol": 1e-15}
+    )
+    a, b = res.x
+    return a / sd, b - a * mean / sd
+
+
+@pytest.mark.parametrize("spread", [1e-6, 1e-3, 1.0, 1e3, 1e6])
+@pytest.mark.parametrize("seed", range(3))
+def test_fit_matches_an_independent_fit_of_the_same_loss_at_any_spread(spread, seed):
+    """Lin-Lin-Weng's Newton fit and scipy's quasi-Newton fit of the regularized cross-entropy
+    agree on ``(A, B)`` (relative to their scale, ``A`` scaled by the spread) for decision values
+    spread over 1e-6 to 1e6 around an offset."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(120) < 0.4, 1.0, -1.0)
+    f = spread * (0.8 * y + rng.normal(0.0, 1.0, y.size)) + 3.0 * spread
+    s = fit_sigmoid(f, y, tol=1e-11)
+    a_ref, b_ref = _scipy_fit(f, y)
+    assert s.converged
+    assert s.A * spread == pytest.approx(a_ref * spread, rel=1e-6, abs=1e-8)
+    assert s.B == pytest.approx(b_ref, rel=1e-6, abs=1e-8)
+    # and both sit at the stationary point of the loss in the original values
+    t = sigmoid_targets(y)
+    d = t - s(f)
+    assert abs(np.sum(d)) < 1e-8 and abs(np.dot(d, f)) / spread < 1e-8
