@@ -56,6 +56,8 @@ PRUNERS = {
     "sha": ("TPE+SuccessiveHalving", optuna.pruners.SuccessiveHalvingPruner),
     "hyperband": ("TPE+Hyperband", optuna.pruners.HyperbandPruner),
     "median": ("TPE+Median", optuna.pruners.MedianPruner),
+    # never prunes, but evaluates fold by fold on kernel rows: what the rows alone save
+    "nop": ("TPE+NopPruner", optuna.pruners.NopPruner),
 }
 
 
@@ -105,7 +107,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--datasets", nargs="+", default=DATASETS)
     ap.add_argument("--splits", type=int, default=3)
-    ap.add_argument("--pruners", nargs="+", default=["sha", "hyperband"], choices=list(PRUNERS))
+    ap.add_argument(
+        "--pruners", nargs="+", default=["nop", "sha", "hyperband"], choices=list(PRUNERS)
+    )
     args = ap.parse_args()
     warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
     with threadpool_limits(limits=1, user_api="blas"):
