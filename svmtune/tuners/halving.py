@@ -37,16 +37,22 @@ def _check_int(value: object, name: str, low: int) -> int:
     return int(value)
 
 
-def nested_stratified_order(y: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
+def nested_stratified_order(
+    y: NDArray[np.float64], rng: np.random.Generator, *, min_each: int = 0
+) -> NDArray[np.intp]:
     """A random order of the points whose every prefix holds each class in its share of ``y``
-    (up to one point): the subsample of ``m`` points is the first ``m``, so the subsamples of
-    the rungs are nested."""
+    (up to one point), after ``min_each`` points of each class first (so that a small subsample
+    can still be split into folds): the subsample of ``m`` points is the first ``m``, so the
+    subsamples of the rungs are nested."""
     key = np.empty(y.shape[0])
     for c in np.unique(y):
         idx = np.flatnonzero(y == c)
         perm = rng.permutation(idx)
-        # the j-th point of class c sits at (j + u) / n_c: a prefix holds ~ its share of c
-        key[perm] = (np.arange(idx.size) + rng.uniform(0.05, 0.95)) / idx.size
+        first, rest = perm[:min_each], perm[min_each:]
+        # the j-th point of class c after its first ones sits at (j + u) / n_rest: a prefix
+        # holds ~ its share of c
+        key[rest] = (np.arange(rest.size) + rng.uniform(0.05, 0.95)) / max(rest.size, 1)
+        key[first] = -1.0 + (np.arange(first.size) + 0.5) / (first.size + 1)
     return np.argsort(key, kind="stable")
 
 
@@ -57,7 +63,8 @@ class SuccessiveHalving(Tuner):
     The candidates are the points of a grid in the search box (as :class:`Grid` makes it:
     ``n_points`` values per parameter, or explicit ``values``). Rung 0 evaluates every candidate
     with the objective bound to a stratified random subsample of ``min_resources`` training
-    points; each later rung keeps the best ``ceil(n / factor)`` candidates of the one before
+    points (holding at least ``n_folds`` points of each class, so that it can be split into
+    folds); each later rung keeps the best ``ceil(n / factor)`` candidates of the one before
     and evaluates them on ``factor`` times as many points (the subsamples are nested: each
     holds the one before). The answer is the best candidate of the last rung (the first in
     rung order among equal values), and the final classifier is trained on all the training
@@ -277,7 +284,8 @@ class SuccessiveHalving(Tuner):
         cands = self.candidates(space)
         n_folds = int(getattr(full.objective, "k", 5))
         rungs = self.schedule(len(cands), full.y, n_folds=n_folds)
-        order = nested_stratified_order(full.y, rng)
+        # every subsample holds n_folds points of each class (fewer if the rung is smaller)
+        order = nested_stratified_order(full.y, rng, min_each=n_folds)
         previous: BoundObjective | None = None
         previous_idx: NDArray[np.intp] | None = None
         for rung in rungs:

@@ -158,6 +158,11 @@ def test_subsamples_are_nested_and_stratified(heart):
     share = np.mean(y == 1.0)
     for m in (10, 21, 63, 189):
         assert abs(np.sum(y[order[:m]] == 1.0) - share * m) <= 1.0
+    # a small class still gets its folds' worth of points in the first rung
+    yy = np.where(np.arange(150) < 20, 1.0, -1.0)
+    order = nested_stratified_order(yy, np.random.default_rng(1), min_each=5)
+    assert np.sum(yy[order[:10]] == 1.0) == 5 and sorted(order) == list(range(150))
+    assert abs(np.sum(yy[order[:60]] == 1.0) - 5 - 50 * 15 / 145) <= 1.0
 
 
 def test_carried_seeds_warm_start_the_next_rung_without_changing_what_is_solved(heart):
