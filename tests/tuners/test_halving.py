@@ -209,3 +209,21 @@ def test_resources_that_do_not_fit_the_data_are_refused(heart):
         SuccessiveHalving(min_resources=300).tune(KFoldCV(), X, y, kernel=RBF())
     with pytest.raises(ValueError, match=r"subsample of rung 0 \(6 points; min_resources=6\)"):
         SuccessiveHalving(min_resources=6).tune(KFoldCV(k=5), X, y, kernel=RBF())
+
+
+def test_kfold_seeds_come_only_from_kfold_on_a_subset(heart):
+    from svmtune.objectives import LOOEstimate
+
+    X, y = heart
+    big = KFoldCV(k=5).bind(X, y, kernel=RBF())
+    small = KFoldCV(k=5).bind(X[:60], y[:60], kernel=RBF())
+    small.evaluate({"C": 1.0, "gamma": 0.1})
+    with pytest.raises(ValueError, match="seeds come from KFoldCV bound to other data"):
+        big.seed_from(LOOEstimate().bind(X, y, kernel=RBF()), np.arange(len(y)))
+    with pytest.raises(ValueError, match=r"one of this objective's 191 points for each of the"):
+        big.seed_from(small, np.arange(59))
+    big.seed_from(small, np.arange(60))  # seeds fold f from the small one's fold f
+    first = big.evaluate({"C": 1.0, "gamma": 0.1})
+    cold = KFoldCV(k=5).bind(X, y, kernel=RBF()).evaluate({"C": 1.0, "gamma": 0.1})
+    assert first.cost.iterations != cold.cost.iterations  # started elsewhere
+    assert abs(first.value - cold.value) <= 2 / len(y)  # the same problems, to tol
