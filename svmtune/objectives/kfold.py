@@ -78,8 +78,9 @@ class KFoldCV(Objective):
       decisions read the support vectors' rows), and a pruned evaluation's ``kernel_evals``
       are the entries of the folds it solved: the diagonal and ``n`` per row computed. An
       evaluation without ``report`` keeps the one Gram matrix, ``n^2`` entries in one pass,
-      which takes less CPU at the sizes of the bundled data sets (the rows cost 5-45% more
-      CPU per complete evaluation on heart, wdbc, pima, german, and 60-95% of the entries).
+      which takes less CPU at the sizes of the bundled data sets (on the Fischetti study's
+      data sets, complete evaluations on rows take 1.27x the CPU for 0.73x the entries:
+      ``benchmarks/pruning.py``, its ``TPE+NopPruner`` row).
 
     When the Gram matrix does not fit ``memory_budget``, each fold trains on its own points with
     kernel rows computed on demand, and validation decision values cost a kernel pass.
