@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from svmtune.study import PeerMethod, load_study
-from svmtune.tuners import TPE, VNS, Grid, RandomSearch
+from svmtune.tuners import TPE, VNS, Grid, RandomSearch, SuccessiveHalving
 
 ROOT = Path(__file__).resolve().parents[1]
 BOX = {"C": (0.1, 1000.0), "gamma": (0.001, 10.0)}
@@ -31,6 +31,10 @@ def test_every_search_has_the_same_box_and_an_equal_budget():
             continue
         assert method.kernel.gamma_bounds == BOX["gamma"]
         tuner = method.tuner
+        if isinstance(tuner, SuccessiveHalving):  # HalvingGridSearchCV's candidates, schedule
+            peer = study.methods["HalvingGridSearchCV " + name.split()[-1]].estimator
+            assert tuner.values == peer.param_grid and tuner.factor == peer.factor == 3
+            continue
         if isinstance(tuner, Grid | RandomSearch | VNS | TPE):
             searches += 1
             assert tuner.max_evals == int(name.split()[-1]) in (25, 50)

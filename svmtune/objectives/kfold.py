@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections import deque
 from collections.abc import Callable, Mapping
 from typing import ClassVar
@@ -18,9 +19,10 @@ from svmtune.classifier import (
     labels_from_decisions,
 )
 from svmtune.datasets import stratified_kfold
+from svmtune.kernels import RBF, Linear
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
-from svmtune.solvers import SMOResult, check_gram, feasible_start
+from svmtune.solvers import SMO, KernelRows, SMOResult, check_gram, feasible_start
 from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
 from svmtune.solvers.smo import Selection
 
@@ -66,8 +68,16 @@ class KFoldCV(SVMObjective):
     - fold-level pruning (``reports_steps``): evaluated with a ``report`` callback (an Optuna
       tuner given a ``pruner`` passes one), the folds are solved one after another and the
       running error (validation errors over the validation points of the folds solved) is
-      reported after each fold; a pruned evaluation stops there, its cost being that of the
-      Gram matrix and the folds solved. These folds run one at a time whatever ``n_jobs``.
+      reported after each fold; a pruned evaluation stops there. These folds run one at a time
+      whatever ``n_jobs``, and (RBF and linear kernels) on kernel rows computed on demand
+      instead of the Gram matrix: a row cache over all points, shared by the folds, so that a
+      fold pays for the rows it touches that no fold before it computed (the validation
+      decisions read the support vectors' rows), and a pruned evaluation's ``kernel_evals``
+      are the entries of the folds it solved: the diagonal and ``n`` per row computed. An
+      evaluation without ``report`` keeps the one Gram matrix, ``n^2`` entries in one pass,
+      which takes less CPU at the sizes of the bundled data sets (on the Fischetti study's
+      data sets, complete evaluations on rows take 1.27x the CPU for 0.73x the entries:
+      ``benchmarks/pruning.py``, its ``TPE+NopPruner`` row).
 
     When the Gram matrix does not fit ``memory_budget``, each fold trains on its own points with
     kernel rows computed on demand, and validation decision values cost a kernel pass.
@@ -187,12 +197,25 @@ class _BoundKFoldCV(BoundSVMObjective):
         kp: dict[str, float],
         K: NDArray[np.float64] | None,
         seed: NDArray[np.float64] | None,
+        rows: KernelRows | None = None,
     ) -> tuple[SMOResult, int, int]:
-        """Solve fold ``f``; returns (result over all n points, errors, extra kernel evals)."""
+        """Solve fold ``f``; returns (result over all n points, errors, extra kernel evals).
+
+        With ``rows`` (a row cache over all points, shared by the folds of one evaluation), SMO
+        computes the kernel rows the fold touches, and the validation decisions read the rows
+        of the support vectors (those not cached yet are computed, and counted, here)."""
         tr, va = self.folds[f]
         y = self.y
         alpha0 = None if seed is None else feasible_start(seed, y, C, active=tr)
-        if K is not None:
+        if rows is not None:
+            res = self._row_solver().solve(y, C=C, gram=rows, active=tr, alpha0=alpha0)
+            sv = np.flatnonzero(res.alpha)
+            before = rows.kernel_evals
+            Kv = np.ascontiguousarray(rows.rows_of(sv)[:, va].T)
+            dec = Kv @ (res.alpha[sv] * y[sv]) + res.b
+            tol = decision_tolerance(np.abs(Kv) @ res.alpha[sv] + abs(res.b), sv.size + 1)
+            extra = rows.kernel_evals - before
+        elif K is not None:
             res = self.solver.solve(y, C=C, gram=K, active=tr, alpha0=alpha0)
             # Validation decisions from the Gram rows in memory (no kernel pass), summed
             # directly so that their round-off is bounded (decision_tolerance).
@@ -237,13 +260,39 @@ class _BoundKFoldCV(BoundSVMObjective):
         check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
         return K, self.n_samples * self.n_samples
 
+    def _row_solver(self) -> SMO:
+        """The solver on shared rows: without shrinking, so that every row it computes is
+        complete and serves the later folds (shrinking computes rows on the variables left,
+        valid for one solve only); the same iterations otherwise, to round-off."""
+        solver = copy.copy(self.solver)
+        solver.shrinking = False
+        return solver
+
+    def _rows(self, kp: dict[str, float]) -> KernelRows | None:
+        """A row cache over all points holding every row (None: the Gram path is used).
+
+        For RBF and linear kernels, whose rows SMO's compiled loop computes, when the Gram
+        matrix fits the memory budget (twice over: the distances live beside it). Its count
+        is exact: the diagonal and each complete row computed, once (``n`` entries each)."""
+        if self.prepared is None or type(self.kernel) not in (RBF, Linear):
+            return None
+        return KernelRows(self.kernel, kp, self.X, capacity=self.n_samples, check=False)
+
     def _evaluate_steps(
         self, params: dict[str, float], report: Callable[[int, float], bool]
     ) -> Outcome:
-        """The folds one after another, the running error reported after each but the last."""
+        """The folds one after another, the running error reported after each but the last.
+
+        Kernel values come from a row cache shared by the folds (:meth:`_rows`) where there is
+        one, so that a fold pays for the rows it touches and a pruned evaluation does not pay
+        for the folds it did not solve; else from the shared Gram matrix."""
         C = self.C(params)
         kp = self.kernel_params(params)
-        K, evals = self._gram(kp)
+        rows = self._rows(kp)
+        if rows is not None:
+            K, evals = None, rows.kernel_evals  # the diagonal
+        else:
+            K, evals = self._gram(kp)
         point = self._seed_point(params)
         k = len(self.folds)
         seeds = [self._seed(f, point) for f in range(k)]
@@ -254,7 +303,7 @@ class _BoundKFoldCV(BoundSVMObjective):
         pruned = False
         done = 0
         for f in range(k):
-            res, err, extra = self._solve_fold(f, C, kp, K, seeds[f])
+            res, err, extra = self._solve_fold(f, C, kp, K, seeds[f], rows)
             if first and f == 0:
                 seeds = [res.alpha] * k
             errors += err
@@ -273,6 +322,7 @@ class _BoundKFoldCV(BoundSVMObjective):
             "mean_support_vectors": n_sv / done,
             "converged": converged,
             "folds": done,
+            "kernel_rows": -1 if rows is None else int(np.count_nonzero(rows.owner >= 0)),
         }
         return Outcome(
             errors / validated,
@@ -322,6 +372,28 @@ class _BoundKFoldCV(BoundSVMObjective):
             "converged": converged,
         }
         return Outcome(errors / n, kernel_evals=evals, iterations=iterations, info=info)
+
+    def seed_from(self, other: BoundSVMObjective, positions: NDArray[np.intp]) -> None:
+        """Take ``other``'s fold solutions as seeds (a warm start for the next evaluations).
+
+        ``other`` is KFoldCV bound to a subset of this one's points: its point ``i`` is this
+        one's ``positions[i]``. Fold ``f``'s solutions seed fold ``f`` here, zero on the points
+        ``other`` did not have (made feasible for the fold when used). Successive halving
+        carries the solutions of one rung to the next, larger subsample this way.
+        """
+        if not isinstance(other, _BoundKFoldCV):
+            raise ValueError(f"seeds come from KFoldCV bound to other data; got {other!r}")
+        pos = np.asarray(positions, dtype=np.intp)
+        if pos.shape != (other.n_samples,) or (pos.size and pos.max() >= self.n_samples):
+            raise ValueError(
+                f"positions must give one of this objective's {self.n_samples} points for each "
+                f"of the other's {other.n_samples}; got shape {pos.shape}"
+            )
+        for mine, theirs in zip(self._seeds, other._seeds, strict=False):
+            for point, alpha in theirs:
+                a = np.zeros(self.n_samples)
+                a[pos] = alpha
+                mine.append((point, a))
 
     def classifier(self, params: Mapping[str, float]) -> KernelExpansion:
         """The SVM trained by SMO on all bound data at ``params``."""

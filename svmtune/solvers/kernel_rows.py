@@ -329,18 +329,37 @@ class KernelRows:
         self.fetch(int(r))
         return self.rows[self.slot[int(r)]]
 
+    def _full_mask(self, idx: NDArray[np.int64]) -> NDArray[np.bool_]:
+        """Which of the rows ``idx`` are cached complete (vectorised :meth:`_has_full`)."""
+        s = self.slot[idx]
+        have = s >= 0
+        have[have] = self.row_epoch[s[have]] < 0
+        return have
+
     def rows_of(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
         """Rows ``idx`` as an array, caching as many as fit (used for a warm start's gradient)."""
+        idx = np.asarray(idx, dtype=np.int64)
         out = np.empty((idx.shape[0], self.n), dtype=np.float64)
-        missing = [k for k, r in enumerate(idx) if not self._has_full(int(r))]
-        for k, r in enumerate(idx):
-            if self._has_full(int(r)):
-                out[k] = self.rows[self.slot[r]]
-        if missing:
-            miss = np.asarray(missing, dtype=np.int64)
+        have = self._full_mask(idx)
+        out[have] = self.rows[self.slot[idx[have]]]
+        miss = np.flatnonzero(~have)
+        if miss.size:
             out[miss] = self._compute(idx[miss])
-            for k in miss[-self.capacity :]:
-                self._insert(int(idx[k]), out[k])
+            keep = miss[-self.capacity :]
+            rs = idx[keep]
+            free = np.flatnonzero(self.owner < 0)
+            if np.all(self.slot[rs] < 0) and free.size >= rs.size and np.unique(rs).size == rs.size:
+                # enough free slots: insert them all at once (as _insert would, in order)
+                s = free[: rs.size]
+                self.owner[s] = rs
+                self.slot[rs] = s
+                self.rows[s] = out[keep]
+                self.row_epoch[s] = -1
+                self.stamp[s] = self.clock[0] + np.arange(rs.size)
+                self.clock[0] += rs.size
+            else:
+                for k in keep:
+                    self._insert(int(idx[k]), out[k])
         return out
 
     def refresh_gradient(
@@ -362,7 +381,7 @@ class KernelRows:
         sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)
         ay = alpha * y
         acc = np.zeros(targets.size)
-        cached = np.array([self._has_full(int(s)) for s in sv], dtype=bool)
+        cached = self._full_mask(sv)
         if cached.any():
             sc = sv[cached]
             acc += ay[sc] @ self.rows[np.ix_(self.slot[sc], targets)]

@@ -31,3 +31,6 @@ from svmtune.tuners.gradient_descent import GradientDescent  # noqa: E402
 from svmtune.tuners.incremental import IncrementalGradient  # noqa: E402
 
 __all__ += ["GradientDescent", "IncrementalGradient"]
+from svmtune.tuners.halving import SuccessiveHalving  # noqa: E402
+
+__all__ += ["SuccessiveHalving"]

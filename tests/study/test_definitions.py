@@ -164,6 +164,18 @@ NON_DEFAULT = {
         max_evals=20,
         max_seconds=3.0,
     ),
+    "SuccessiveHalving": dict(
+        n_points=4,
+        values={"gamma": [0.01, 0.1]},
+        bounds={"C": (1.0, 100.0)},
+        factor=2,
+        min_resources=30,
+        max_resources=150,
+        aggressive_elimination=True,
+        carry_seeds=True,
+        max_evals=12,
+        max_seconds=2.0,
+    ),
 }
 
 
