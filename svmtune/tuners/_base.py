@@ -28,8 +28,9 @@ from svmtune.objectives._base import BoundObjective, Objective, Stopwatch
 from svmtune.objectives._evaluation import Cost, Evaluation, FrozenParams
 from svmtune.space import SearchSpace
 from svmtune.tuners._box import search_box
+from svmtune.tuners._trace import TRACE_INFO, trace_frame
 
-__all__ = ["BudgetExhausted", "Evaluator", "Tuner", "TuningResult"]
+__all__ = ["TRACE_INFO", "BudgetExhausted", "Evaluator", "Tuner", "TuningResult", "trace_frame"]
 
 
 class BudgetExhausted(Exception):
@@ -88,69 +89,6 @@ class TuningResult:
         if self.space is None:
             raise ValueError("this TuningResult has no search space; it cannot be exported")
         return trace_to_optuna(self.trace, self.space, study_or_storage, study_name=study_name)
-
-
-#: Evaluation ``info`` entries that become trace columns when some evaluation has them
-#: (gradient tuners record the gradient norm, incremental learning the working-set size).
-TRACE_INFO = ("grad_norm", "working_set")
-
-
-def trace_frame(
-    evaluations: Sequence[Evaluation],
-    space: SearchSpace,
-    setup: Cost | None = None,
-    levels: Sequence[int] | None = None,
-) -> pd.DataFrame:
-    """The trace DataFrame of a sequence of evaluations (see :class:`TuningResult`).
-
-    ``levels`` (one per evaluation; nested searches) adds a ``level`` column after ``eval``.
-    """
-    rows = []
-    best = math.inf
-    cum = setup if setup is not None else Cost()
-    for i, ev in enumerate(evaluations):
-        cum = cum + ev.cost
-        best = min(best, ev.score)
-        row: dict[str, Any] = {"eval": i}
-        row.update({f"param_{n}": ev.params.get(n, np.nan) for n in space.names})
-        row.update(
-            value=ev.value,
-            status=str(ev.status),
-            wall_s=ev.cost.wall_s,
-            cpu_s=ev.cost.cpu_s,
-            kernel_evals=ev.cost.kernel_evals,
-            iterations=ev.cost.iterations,
-            cum_wall_s=cum.wall_s,
-            cum_cpu_s=cum.cpu_s,
-            cum_kernel_evals=cum.kernel_evals,
-            cum_iterations=cum.iterations,
-            best_value=best,
-        )
-        for key in TRACE_INFO:
-            row[key] = ev.info.get(key, np.nan)
-        rows.append(row)
-    extra = [k for k in TRACE_INFO if any(k in ev.info for ev in evaluations)]
-    columns = [
-        "eval",
-        *(["level"] if levels is not None else []),
-        *(f"param_{n}" for n in space.names),
-        "value",
-        "status",
-        "wall_s",
-        "cpu_s",
-        "kernel_evals",
-        "iterations",
-        "cum_wall_s",
-        "cum_cpu_s",
-        "cum_kernel_evals",
-        "cum_iterations",
-        "best_value",
-        *extra,
-    ]
-    frame = pd.DataFrame(rows, columns=columns)
-    if levels is not None:
-        frame["level"] = np.asarray(levels, dtype=np.int64)
-    return frame
 
 
 class Evaluator:
@@ -384,6 +322,10 @@ class Tuner(ParamsMixin, ABC):
                 "(has_gradient=False); use PlattError, or a gradient-free tuner (Grid, VNS, TPE)"
             )
 
+    def check_kernel(self, kernel: KernelModel) -> None:
+        """ValueError if this tuner cannot search ``kernel``'s parameters (a study calls it at
+        its definition; most tuners search any kernel model)."""
+
     def tune(
         self,
         objective: Objective,
@@ -402,6 +344,7 @@ class Tuner(ParamsMixin, ABC):
         if not isinstance(objective, Objective):
             raise ValueError(f"objective must be a svmtune Objective; got {objective!r}")
         self.check_objective(objective)
+        self.check_kernel(kernel)
         self.check(objective.search_space(kernel), bounds=bounds)
         return self.tune_bound(
             objective.bind(X, y, kernel=kernel), random_state=random_state, bounds=bounds
@@ -417,6 +360,7 @@ class Tuner(ParamsMixin, ABC):
     ) -> TuningResult:
         """Tune an already bound objective, optionally from a starting point (in the box)."""
         self.check_objective(bound.objective)
+        self.check_kernel(bound.kernel)
         box = self.check(bound.space, bounds=bounds)
         rng = as_rng(random_state, name="random_state")
         if start is not None:
