@@ -30,7 +30,15 @@ from svmtune.space import SearchSpace
 from svmtune.tuners._box import search_box
 from svmtune.tuners._trace import TRACE_INFO, trace_frame
 
-__all__ = ["TRACE_INFO", "BudgetExhausted", "Evaluator", "Tuner", "TuningResult", "trace_frame"]
+__all__ = [
+    "TRACE_INFO",
+    "BudgetExhausted",
+    "Evaluator",
+    "Tuner",
+    "TuningResult",
+    "trace_frame",
+    "tuning_result",
+]
 
 
 class BudgetExhausted(Exception):
@@ -359,9 +367,7 @@ class Tuner(ParamsMixin, ABC):
         bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
         """Tune an already bound objective, optionally from a starting point (in the box)."""
-        self.check_objective(bound.objective)
-        self.check_kernel(bound.kernel)
-        box = self.check(bound.space, bounds=bounds)
+        box = self.prepare(bound, bounds=bounds)
         rng = as_rng(random_state, name="random_state")
         if start is not None:
             try:
@@ -373,35 +379,26 @@ class Tuner(ParamsMixin, ABC):
             self._run_search(run, box, rng, start)
         except BudgetExhausted:
             pass
-        return self._finish(bound, run, box)
-
-    def _finish(
-        self, bound: BoundObjective, run: Evaluator, box: SearchSpace | None = None
-    ) -> TuningResult:
-        box = bound.space if box is None else box
-        evs = run.evaluations
-        if not evs:
+        if not run.evaluations:
             raise RuntimeError(f"{self.name} made no evaluation (budget too small?)")
         try:
             best = run.best()
         except RuntimeError as exc:
             raise RuntimeError(f"{self.name}: {exc}") from None
-        watch = Stopwatch()
-        clf = bound.classifier(best.params)
-        final = watch.cost()
-        total = bound.setup_cost
-        for e in evs:
-            total = total + e.cost
-        return TuningResult(
-            best_params=dict(best.params),
-            best_value=best.value,
-            best_classifier=clf,
-            trace=trace_frame(evs, box, bound.setup_cost),
-            best_evaluation=best,
-            stopped_by=run.stopped_by,
-            total_cost=total + final,
-            space=box,
-        )
+        return tuning_result(bound, box, run.evaluations, best, run.stopped_by)
+
+    def prepare(
+        self, bound: BoundObjective, *, bounds: Mapping[str, tuple[float, float]] | None = None
+    ) -> SearchSpace:
+        """Every check of a run on ``bound`` before it starts (objective, kernel model, the
+        bound objective itself, options and box); returns the box searched."""
+        self.check_objective(bound.objective)
+        self.check_kernel(bound.kernel)
+        self._check_bound(bound)
+        return self.check(bound.space, bounds=bounds)
+
+    def _check_bound(self, bound: BoundObjective) -> None:
+        """ValueError if this tuner cannot tune ``bound`` (a subclass's extra requirement)."""
 
     @abstractmethod
     def _run_search(
@@ -412,3 +409,34 @@ class Tuner(ParamsMixin, ABC):
         start: dict[str, float] | None,
     ) -> None:
         """Search ``space`` by calling ``evaluate(candidates) -> list[Evaluation]``."""
+
+
+def tuning_result(
+    bound: BoundObjective,
+    box: SearchSpace,
+    evaluations: Sequence[Evaluation],
+    best: Evaluation,
+    stopped_by: str,
+    *,
+    setup: Cost | None = None,
+    levels: Sequence[int] | None = None,
+    stages: Sequence[str] | None = None,
+) -> TuningResult:
+    """The result of a run: the classifier at ``best`` (its cost counted), the trace and the
+    total cost (``setup``, default the bound objective's, and every evaluation)."""
+    setup = bound.setup_cost if setup is None else setup
+    watch = Stopwatch()
+    clf = bound.classifier(best.params)
+    total = setup + watch.cost()
+    for e in evaluations:
+        total = total + e.cost
+    return TuningResult(
+        best_params=dict(best.params),
+        best_value=best.value,
+        best_classifier=clf,
+        trace=trace_frame(evaluations, box, setup, levels=levels, stages=stages),
+        best_evaluation=best,
+        stopped_by=stopped_by,
+        total_cost=total,
+        space=box,
+    )

@@ -11,12 +11,12 @@ from numpy.typing import NDArray
 
 from svmtune._validation import check_positive_int
 from svmtune.kernels._base import KernelModel
-from svmtune.objectives._base import BoundObjective, Objective, Stopwatch
+from svmtune.objectives._base import BoundObjective, Objective
 from svmtune.objectives._evaluation import Cost, Evaluation
 from svmtune.space import SearchSpace
-from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
+from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult, tuning_result
 from svmtune.tuners._box import narrow, search_box
-from svmtune.tuners._trace import SCREEN, trace_frame
+from svmtune.tuners._trace import SCREEN
 from svmtune.tuners.bisection import Bisection
 from svmtune.tuners.grid import Grid
 from svmtune.tuners.vns import VNS
@@ -240,9 +240,7 @@ class Cascade(Tuner):
     ) -> TuningResult:
         """Screen, then refine around the screen's best point (``start`` is not used: the
         screen chooses where the refine stage starts)."""
-        self.check_objective(bound.objective)
-        self.check_kernel(bound.kernel)
-        box = self.check(bound.space, bounds=bounds)
+        box = self.prepare(bound, bounds=bounds)
         rng = np.random.default_rng(random_state)
         t0 = time.perf_counter()
         sb, screen_run = self._screen(bound, box, rng)
@@ -400,18 +398,4 @@ def _finish(
     evaluations = screened + run.evaluations
     stages = [SCREEN] * len(screened) + ["refine"] * len(run.evaluations)
     setup = bound.setup_cost + screen_setup
-    watch = Stopwatch()
-    clf = bound.classifier(best.params)
-    total = setup
-    for e in evaluations:
-        total = total + e.cost
-    return TuningResult(
-        best_params=dict(best.params),
-        best_value=best.value,
-        best_classifier=clf,
-        trace=trace_frame(evaluations, box, setup, stages=stages),
-        best_evaluation=best,
-        stopped_by=stopped_by,
-        total_cost=total + watch.cost(),
-        space=box,
-    )
+    return tuning_result(bound, box, evaluations, best, stopped_by, setup=setup, stages=stages)

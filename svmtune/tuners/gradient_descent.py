@@ -13,7 +13,7 @@ from numpy.typing import NDArray
 from svmtune.objectives._base import BoundObjective
 from svmtune.objectives._evaluation import Evaluation
 from svmtune.space import SearchSpace
-from svmtune.tuners._base import Evaluator, Tuner, TuningResult
+from svmtune.tuners._base import Evaluator, Tuner
 
 __all__ = ["GradientDescent", "NonFiniteGradient"]
 
@@ -296,17 +296,8 @@ class GradientDescent(Tuner):
                 except ValueError as exc:
                     raise ValueError(f"start point is not in the search box: {exc}") from None
 
-    def tune_bound(
-        self,
-        bound: BoundObjective,
-        *,
-        random_state: int | np.random.Generator | None = None,
-        start: Mapping[str, float] | None = None,
-        bounds: Mapping[str, tuple[float, float]] | None = None,
-    ) -> TuningResult:
-        self.check_objective(bound.objective)
+    def _check_bound(self, bound: BoundObjective) -> None:
         self._check_options()
-        return super().tune_bound(bound, random_state=random_state, start=start, bounds=bounds)
 
     # -- the search -----------------------------------------------------------------------------
     def _gradient(
