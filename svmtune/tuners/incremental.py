@@ -14,13 +14,8 @@ from svmtune.objectives._base import BoundObjective
 from svmtune.objectives._evaluation import Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator
-from svmtune.tuners.gradient_descent import (
-    GradientDescent,
-    NonFiniteGradient,
-    SearchCoordinates,
-    _Stop,
-    start_point,
-)
+from svmtune.tuners._coordinates import SearchCoordinates
+from svmtune.tuners.gradient_descent import GradientDescent, NonFiniteGradient, _Stop, start_point
 
 __all__ = ["IncrementalGradient"]
 
