@@ -27,8 +27,9 @@ __all__ = ["Cascade", "stratified_subsample"]
 SCREENS = ("subsample", "loo2")
 #: Defaults of :class:`Cascade`, measured in ``benchmarks/cascade.py`` (docs/defaults.md).
 DEFAULT_SUBSAMPLE = 0.25
-DEFAULT_SCREEN_POINTS = 5
-DEFAULT_RADIUS = 1.0
+DEFAULT_SCREEN_POINTS = 4
+#: ``log2`` of a factor ``sqrt(10)``: half a decade on each side of the screen's best point.
+DEFAULT_RADIUS = 1.66
 DEFAULT_REFINE_EVALS = 3
 #: Fewest points of a class in a subsample (when the class has that many).
 MIN_CLASS_POINTS = 10
@@ -73,8 +74,8 @@ class Cascade(Tuner):
        - ``"subsample"`` (default): the run's own objective on a stratified subsample
          (``subsample`` of each class, :func:`stratified_subsample`), on a grid of
          ``screen_points`` values per parameter (:class:`~svmtune.tuners.Grid`). One
-         evaluation costs about ``subsample**2`` of a full one: the default 5 x 5 grid on a
-         quarter of the data costs about 25/16 full evaluations.
+         evaluation costs about ``subsample**2`` of a full one: the default 4 x 4 grid on a
+         quarter of the data costs about 16/16 = 1 full evaluation.
        - ``"loo2"``: Fischetti's LOO_2 estimate (:class:`~svmtune.objectives.LOOEstimate`) on
          all the data, the width ``gamma`` by three-point bisection on a log scale over the
          box (:class:`~svmtune.tuners.Bisection`, ``tol=screen_tol`` in ``ln gamma``); LOO_2
@@ -105,12 +106,13 @@ class Cascade(Tuner):
         (the neighbourhood is its box); its ``max_evals`` is the stage's budget.
     subsample : float, default 0.25
         Fraction of each class in the ``"subsample"`` screen, in (0, 1).
-    screen_points : int, default 5
+    screen_points : int, default 4
         Grid values per parameter of the ``"subsample"`` screen (at least 2).
     screen_tol : float, default 1.0
         Bisection's stop of the ``"loo2"`` screen, in ``ln gamma`` (1.0: a factor e).
-    radius : float, default 1.0
-        Half-width of the refine neighbourhood in ``log2`` units (1.0: a factor 2 each side).
+    radius : float, default 1.66
+        Half-width of the refine neighbourhood in ``log2`` units (1.66: a factor ``sqrt(10)``,
+        half a decade, on each side).
     bounds : mapping name -> (low, high), optional
         The search box of some parameters (inside the search space's bounds; default
         :data:`~svmtune.tuners.DEFAULT_BOX`); both stages stay inside it.
@@ -132,7 +134,7 @@ class Cascade(Tuner):
     >>> y = np.repeat([-1.0, 1.0], 60)
     >>> res = Cascade().tune(KFoldCV(k=5), X, y, kernel=RBF(), random_state=0)
     >>> res.trace["stage"].value_counts().to_dict()
-    {'screen': 25, 'refine': 3}
+    {'screen': 16, 'refine': 3}
     >>> res.best_value < 0.3
     True
     """

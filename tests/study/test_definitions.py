@@ -84,7 +84,7 @@ NON_DEFAULT = {
         screen="loo2",
         refine=Grid(n_points=3),
         subsample=0.5,
-        screen_points=4,
+        screen_points=6,
         screen_tol=0.5,
         radius=2.0,
         bounds={"gamma": (0.01, 1.0)},
