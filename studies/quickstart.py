@@ -1,12 +1,13 @@
 """Quickstart: Fischetti's LOO_2 and LOO_3 estimates tuned by bisection, against grids.
 
-Three bundled data sets, five random 70/30 splits each (Fischetti 2016, Section 5), nine
+Three bundled data sets, five random 70/30 splits each (Fischetti 2016, Section 5), ten
 methods: the LOO_2 and LOO_3 estimates with gamma by bisection, LOO_2 on a grid of gamma, the
 usual baseline, the hinge-loss SVM with (C, gamma) by 5-fold cross-validation on a 5 x 5 grid,
 the same SVM with its 25 evaluations spent by VNS and by TPE instead, TPE again with Optuna's
-successive-halving pruner stopping bad trials after a fold or two, the SVM's exact
+successive-halving pruner stopping bad trials after a fold or two, a cascade (5-fold CV on a
+quarter of the data on a 4 x 4 grid, then three full evaluations around its best), the SVM's exact
 leave-one-out error (Franc et al.) on the 5 x 5 grid, and Platt's empirical error with
-(C, gamma) by gradient descent (Adankon et al.). 135 tuning runs, about a minute on two cores.
+(C, gamma) by gradient descent (Adankon et al.). 150 tuning runs, about a minute on two cores.
 
     svmtune run studies/quickstart.py
 
@@ -19,7 +20,7 @@ from optuna.pruners import SuccessiveHalvingPruner
 from svmtune.kernels import RBF
 from svmtune.objectives import ExactLOO, KFoldCV, LOOEstimate, PlattError
 from svmtune.study import Method, Study
-from svmtune.tuners import TPE, VNS, Bisection, GradientDescent, Grid
+from svmtune.tuners import TPE, VNS, Bisection, Cascade, GradientDescent, Grid
 
 study = Study(
     "quickstart",
@@ -42,6 +43,9 @@ study = Study(
         "SVM 5-fold CV+TPE+pruner": Method(
             KFoldCV(k=5), TPE(max_evals=25, pruner=SuccessiveHalvingPruner()), RBF()
         ),
+        # 5-fold CV on a quarter of the data on a 4 x 4 grid, then 3 evaluations on all of it
+        # around the best point: a fifth of the grid's kernel evaluations
+        "SVM 5-fold CV+Cascade": Method(KFoldCV(k=5), Cascade(), RBF()),
         # the exact leave-one-out error (Franc et al.'s stop) on the same 5 x 5 grid
         "SVM exact LOO+grid": Method(ExactLOO(), Grid(n_points=5), RBF()),
         # Platt's empirical error on a 30% holdout, (C, gamma) by gradient descent
