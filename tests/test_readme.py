@@ -40,6 +40,7 @@ def unbound_names(code: str) -> set[str]:
         ("README.md", 1),
         ("README.md", 2),
         ("README.md", 3),
+        ("README.md", 4),
         ("studies/README.md", 0),
     ],
 )
