@@ -104,7 +104,8 @@ def trace_to_optuna(
         PRUNED trials (their partial value in the user attribute ``partial_value``); failed ones
         are FAIL trials. Each trial's user attributes hold the evaluation's cost (``wall_s``,
         ``cpu_s``, ``kernel_evals``, ``iterations``), its index ``eval`` and, when the trace
-        has one, its ``level``.
+        has one, its ``level`` or ``stage``. A cascade's screen rows (another objective's
+        values) are FAIL trials with their value in the user attribute ``screen_value``.
 
     Examples
     --------
@@ -139,6 +140,8 @@ def trace_to_optuna(
         attrs: dict[str, Any] = {"eval": int(rec["eval"]), "status": str(rec.get("status"))}
         if "level" in rec:
             attrs["level"] = int(rec["level"])
+        if "stage" in rec:
+            attrs["stage"] = str(rec["stage"])
         for c in COST_ATTRS:
             if c in rec and rec[c] is not None:
                 attrs[c] = float(rec[c]) if c.endswith("_s") else int(rec[c])
@@ -147,6 +150,8 @@ def trace_to_optuna(
         pruned = str(rec.get("status")) == "pruned"
         if pruned and value is not None and not math.isnan(value):
             attrs["partial_value"] = float(value)
+        if str(rec.get("status")) == "screen" and value is not None and not math.isnan(value):
+            attrs["screen_value"] = float(value)
         state = TrialState.COMPLETE if ok else TrialState.PRUNED if pruned else TrialState.FAIL
         trials.append(
             create_trial(

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import NDArray
 
-from svmtune._validation import check_positive_int
+from svmtune._validation import as_rng, check_positive_int
 from svmtune.kernels._base import KernelModel
 from svmtune.objectives._base import BoundObjective, Objective
 from svmtune.objectives._evaluation import Cost, Evaluation
@@ -243,7 +243,7 @@ class Cascade(Tuner):
         """Screen, then refine around the screen's best point (``start`` is not used: the
         screen chooses where the refine stage starts)."""
         box = self.prepare(bound, bounds=bounds)
-        rng = np.random.default_rng(random_state)
+        rng = as_rng(random_state, name="random_state")
         t0 = time.perf_counter()
         sb, screen_run = self._screen(bound, box, rng)
         screened = [_embedded(ev, sb, bound) for ev in screen_run.evaluations]

@@ -221,3 +221,15 @@ def test_a_study_stores_the_screen_rows(tmp_path):
     # the anytime curve starts at the refine stage (the screen's values are not the objective's)
     assert traces["incumbent_test_error"].iloc[:16].isna().all()
     assert traces["incumbent_test_error"].iloc[16:].notna().all()
+
+
+def test_the_export_to_optuna_keeps_the_screen_rows_apart(heart):
+    X, y = heart
+    res = Cascade(screen="loo2").tune(KFoldCV(k=5), X, y, kernel=RBF(), random_state=0)
+    study = res.to_optuna(optuna.create_study())
+    states = [t.state.name for t in study.trials]
+    n_screen = int((res.trace["stage"] == "screen").sum())
+    assert states == ["FAIL"] * n_screen + ["COMPLETE"] * 3
+    assert study.trials[0].user_attrs["stage"] == "screen"
+    assert study.trials[0].user_attrs["screen_value"] == res.trace["value"].iloc[0]
+    assert study.best_value == res.best_value
