@@ -206,6 +206,10 @@ class Cascade(Tuner):
 
     def _check_space(self, space: SearchSpace) -> None:
         self._check_options()
+        try:  # the neighbourhood is a smaller box of the same parameters
+            self.refiner().check(space)
+        except ValueError as exc:
+            raise ValueError(f"Cascade refine {self.refiner().name}: {exc}") from None
 
     def check_objective(self, objective: Objective) -> None:
         """ValueError if the refine tuner cannot work with ``objective`` (e.g. a pruner and an

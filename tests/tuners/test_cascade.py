@@ -11,7 +11,7 @@ from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF, AnisotropicRBF, Linear, MultipleKernel
 from svmtune.objectives import ExactLOO, KFoldCV, LOOEstimate
 from svmtune.study import Method, Study
-from svmtune.tuners import TPE, VNS, Cascade, Grid, NestedVNS
+from svmtune.tuners import TPE, VNS, Bisection, Cascade, Grid, NestedVNS
 from svmtune.tuners.cascade import stratified_subsample
 
 
@@ -189,6 +189,7 @@ def test_a_refine_tuner_that_cannot_work_with_the_objective_is_refused_at_defini
         ({"refine": NestedVNS()}, "refine must be a svmtune Tuner that searches one box"),
         ({"refine": "grid"}, "refine must be a svmtune Tuner .*got 'grid'"),
         ({"refine": VNS(max_evals=0)}, "max_evals must be a positive integer; got 0"),
+        ({"refine": Bisection()}, r"Cascade refine Bisection: .*fix the others .*\['C'\]"),
         ({"bounds": {"C": (10.0, 1.0)}}, "low < high"),
     ],
 )
