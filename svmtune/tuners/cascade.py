@@ -251,7 +251,10 @@ class Cascade(Tuner):
         t0 = time.perf_counter()
         sb, screen_run = self._screen(bound, box, rng)
         screened = [_embedded(ev, sb, bound) for ev in screen_run.evaluations]
-        centre = _embed_point(screen_run.best().params, sb, bound, box)
+        try:
+            centre = _embed_point(screen_run.best().params, sb, bound, box)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{self.name} screen: {exc}") from None
         names = [n for n in box.names if self.screen == "subsample" or _is_width(n)]
         refine_box = narrow(box, _neighbourhood(box, centre, names, float(self.radius)))
         first = {n: centre[n] if n in names else _middle(refine_box, n) for n in box.names}
@@ -295,8 +298,7 @@ class Cascade(Tuner):
             from svmtune.objectives.loo_estimate import LOOEstimate
 
             sb = LOOEstimate(model="loo2").bind(bound.X, bound.y, kernel=inner)
-        outer = {n: (p.low, p.high) for n, p in _inner_box(box, sb, bound).items()}
-        sbox = search_box(sb.space, outer)
+        sbox = search_box(sb.space, _inner_box(box, sb, bound))
         searcher: Tuner
         if self.screen == "subsample":
             searcher = Grid(n_points=int(self.screen_points))
@@ -321,26 +323,23 @@ def _middle(space: SearchSpace, name: str) -> float:
     return math.sqrt(p.low * p.high) if p.log else 0.5 * (p.low + p.high)
 
 
-class _Param:
-    def __init__(self, low: float, high: float) -> None:
-        self.low, self.high = low, high
-
-
-def _inner_box(box: SearchSpace, sb: BoundObjective, bound: BoundObjective) -> dict[str, _Param]:
+def _inner_box(
+    box: SearchSpace, sb: BoundObjective, bound: BoundObjective
+) -> dict[str, tuple[float, float]]:
     """The screen level's box from the run's box: ``C`` as it is; a width ``gamma`` or a weight
     ``mu`` spans the run's ``gamma_*`` or ``mu_*`` bounds (their hull)."""
     out = {}
     for p in sb.space:
         if p.name in box.names:
             q = box[p.name]
-            out[p.name] = _Param(max(p.low, q.low), min(p.high, q.high))
+            out[p.name] = (max(p.low, q.low), min(p.high, q.high))
             continue
         family = [q for q in box if q.name.startswith(p.name + "_")]
         if family:
             lo = max(p.low, min(q.low for q in family))
             hi = min(p.high, max(q.high for q in family))
             if lo < hi:
-                out[p.name] = _Param(lo, hi)
+                out[p.name] = (lo, hi)
     return out
 
 
