@@ -9,6 +9,8 @@ evaluations of 5-fold cross-validation:
 
 - svmtune (its SMO): a grid (5 x 5 = 25, 5 x 10 = 50 points), random search, variable
   neighbourhood search (Carrizosa et al.) and Optuna's TPE, each stopped at ``max_evals``;
+- a cascade (``Cascade``): 5-fold CV on a stratified quarter of the data on a 4 x 4 grid of the
+  box, then 3 evaluations on all of it around the best point (about 4 evaluations' kernel work);
 - the cheaper routes: Fischetti's LOO_2 and LOO_3 estimates by bisection over ``gamma`` (no QP
   per evaluation; log-scale bisection over the box's ``gamma`` range) and Platt's empirical error
   on a 30 % holdout by gradient descent over (C, gamma) from the box's log-centre (Adankon et
@@ -49,6 +51,7 @@ from svmtune.tuners import (
     TPE,
     VNS,
     Bisection,
+    Cascade,
     GradientDescent,
     Grid,
     RandomSearch,
@@ -119,6 +122,7 @@ METHODS: dict[str, Method] = {
         KERNEL,
     ),
     "Platt + gradient": Method(PlattError(), GradientDescent(start=CENTRE, max_evals=25), KERNEL),
+    "CV cascade": Method(CV, Cascade(bounds=BOX), KERNEL),
 }
 for B in BUDGETS:
     METHODS[f"CV grid {B}"] = Method(CV, Grid(values=GRIDS[B], max_evals=B), KERNEL)

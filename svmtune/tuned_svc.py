@@ -63,6 +63,7 @@ parameter ('gamma'); fix the others with fixed={...}: missing ['C']
     parts = f"{objective!r} cannot be tuned by {tuner!r} over {kernel!r}"
     try:
         tuner.check_objective(objective)
+        tuner.check_kernel(kernel)
         return tuner.check(objective.search_space(kernel))
     except ValueError as exc:
         raise ValueError(f"{parts}: {exc}") from exc

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from svmtune.study import PeerMethod, load_study
-from svmtune.tuners import TPE, VNS, Grid, RandomSearch, SuccessiveHalving
+from svmtune.tuners import TPE, VNS, Cascade, Grid, RandomSearch, SuccessiveHalving
 
 ROOT = Path(__file__).resolve().parents[1]
 BOX = {"C": (0.1, 1000.0), "gamma": (0.001, 10.0)}
@@ -46,6 +46,8 @@ def test_every_search_has_the_same_box_and_an_equal_budget():
                 )
             else:
                 assert tuner.bounds == BOX
+        elif isinstance(tuner, Cascade):  # a screen and 3 evaluations in the same box
+            assert tuner.bounds == BOX
         else:  # the cheap routes: at most 25 evaluations
             assert tuner.max_evals == 25
     assert searches == 8

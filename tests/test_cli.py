@@ -176,7 +176,7 @@ def test_report_asks_which_study_when_the_database_holds_several(study_file, tmp
 @pytest.mark.parametrize(
     ("name", "n_cells"),
     [
-        ("quickstart", 150),
+        ("quickstart", 165),
         ("fischetti2016", 540),
         ("adankon", 100),
         ("franc2008", 270),

@@ -62,6 +62,7 @@ class Method:
             raise ValueError(f"kernel must be a svmtune KernelModel; got {self.kernel!r}")
         space = self.objective.search_space(self.kernel)
         self.tuner.check_objective(self.objective)
+        self.tuner.check_kernel(self.kernel)
         return self.tuner.check(space, bounds=study_box(space, bounds))
 
     def describe(self) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
 from svmtune.tuners._box import DEFAULT_BOX, default_box, search_box
 from svmtune.tuners._optuna_export import trace_to_optuna
 from svmtune.tuners.bisection import Bisection
+from svmtune.tuners.cascade import Cascade
 from svmtune.tuners.grid import DEFAULT_GRID_BOUNDS, Grid
 from svmtune.tuners.nested_vns import NestedVNS
 from svmtune.tuners.optuna_tuner import TPE, OptunaTuner, RandomSearch
@@ -14,6 +15,7 @@ __all__ = [
     "DEFAULT_GRID_BOUNDS",
     "Bisection",
     "BudgetExhausted",
+    "Cascade",
     "Evaluator",
     "Grid",
     "Tuner",

@@ -28,8 +28,17 @@ from svmtune.objectives._base import BoundObjective, Objective, Stopwatch
 from svmtune.objectives._evaluation import Cost, Evaluation, FrozenParams
 from svmtune.space import SearchSpace
 from svmtune.tuners._box import search_box
+from svmtune.tuners._trace import TRACE_INFO, trace_frame
 
-__all__ = ["BudgetExhausted", "Evaluator", "Tuner", "TuningResult"]
+__all__ = [
+    "TRACE_INFO",
+    "BudgetExhausted",
+    "Evaluator",
+    "Tuner",
+    "TuningResult",
+    "trace_frame",
+    "tuning_result",
+]
 
 
 class BudgetExhausted(Exception):
@@ -88,69 +97,6 @@ class TuningResult:
         if self.space is None:
             raise ValueError("this TuningResult has no search space; it cannot be exported")
         return trace_to_optuna(self.trace, self.space, study_or_storage, study_name=study_name)
-
-
-#: Evaluation ``info`` entries that become trace columns when some evaluation has them
-#: (gradient tuners record the gradient norm, incremental learning the working-set size).
-TRACE_INFO = ("grad_norm", "working_set")
-
-
-def trace_frame(
-    evaluations: Sequence[Evaluation],
-    space: SearchSpace,
-    setup: Cost | None = None,
-    levels: Sequence[int] | None = None,
-) -> pd.DataFrame:
-    """The trace DataFrame of a sequence of evaluations (see :class:`TuningResult`).
-
-    ``levels`` (one per evaluation; nested searches) adds a ``level`` column after ``eval``.
-    """
-    rows = []
-    best = math.inf
-    cum = setup if setup is not None else Cost()
-    for i, ev in enumerate(evaluations):
-        cum = cum + ev.cost
-        best = min(best, ev.score)
-        row: dict[str, Any] = {"eval": i}
-        row.update({f"param_{n}": ev.params.get(n, np.nan) for n in space.names})
-        row.update(
-            value=ev.value,
-            status=str(ev.status),
-            wall_s=ev.cost.wall_s,
-            cpu_s=ev.cost.cpu_s,
-            kernel_evals=ev.cost.kernel_evals,
-            iterations=ev.cost.iterations,
-            cum_wall_s=cum.wall_s,
-            cum_cpu_s=cum.cpu_s,
-            cum_kernel_evals=cum.kernel_evals,
-            cum_iterations=cum.iterations,
-            best_value=best,
-        )
-        for key in TRACE_INFO:
-            row[key] = ev.info.get(key, np.nan)
-        rows.append(row)
-    extra = [k for k in TRACE_INFO if any(k in ev.info for ev in evaluations)]
-    columns = [
-        "eval",
-        *(["level"] if levels is not None else []),
-        *(f"param_{n}" for n in space.names),
-        "value",
-        "status",
-        "wall_s",
-        "cpu_s",
-        "kernel_evals",
-        "iterations",
-        "cum_wall_s",
-        "cum_cpu_s",
-        "cum_kernel_evals",
-        "cum_iterations",
-        "best_value",
-        *extra,
-    ]
-    frame = pd.DataFrame(rows, columns=columns)
-    if levels is not None:
-        frame["level"] = np.asarray(levels, dtype=np.int64)
-    return frame
 
 
 class Evaluator:
@@ -384,6 +330,10 @@ class Tuner(ParamsMixin, ABC):
                 "(has_gradient=False); use PlattError, or a gradient-free tuner (Grid, VNS, TPE)"
             )
 
+    def check_kernel(self, kernel: KernelModel) -> None:
+        """ValueError if this tuner cannot search ``kernel``'s parameters (a study calls it at
+        its definition; most tuners search any kernel model)."""
+
     def tune(
         self,
         objective: Objective,
@@ -402,6 +352,7 @@ class Tuner(ParamsMixin, ABC):
         if not isinstance(objective, Objective):
             raise ValueError(f"objective must be a svmtune Objective; got {objective!r}")
         self.check_objective(objective)
+        self.check_kernel(kernel)
         self.check(objective.search_space(kernel), bounds=bounds)
         return self.tune_bound(
             objective.bind(X, y, kernel=kernel), random_state=random_state, bounds=bounds
@@ -416,8 +367,7 @@ class Tuner(ParamsMixin, ABC):
         bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
         """Tune an already bound objective, optionally from a starting point (in the box)."""
-        self.check_objective(bound.objective)
-        box = self.check(bound.space, bounds=bounds)
+        box = self.prepare(bound, bounds=bounds)
         rng = as_rng(random_state, name="random_state")
         if start is not None:
             try:
@@ -429,35 +379,26 @@ class Tuner(ParamsMixin, ABC):
             self._run_search(run, box, rng, start)
         except BudgetExhausted:
             pass
-        return self._finish(bound, run, box)
-
-    def _finish(
-        self, bound: BoundObjective, run: Evaluator, box: SearchSpace | None = None
-    ) -> TuningResult:
-        box = bound.space if box is None else box
-        evs = run.evaluations
-        if not evs:
+        if not run.evaluations:
             raise RuntimeError(f"{self.name} made no evaluation (budget too small?)")
         try:
             best = run.best()
         except RuntimeError as exc:
             raise RuntimeError(f"{self.name}: {exc}") from None
-        watch = Stopwatch()
-        clf = bound.classifier(best.params)
-        final = watch.cost()
-        total = bound.setup_cost
-        for e in evs:
-            total = total + e.cost
-        return TuningResult(
-            best_params=dict(best.params),
-            best_value=best.value,
-            best_classifier=clf,
-            trace=trace_frame(evs, box, bound.setup_cost),
-            best_evaluation=best,
-            stopped_by=run.stopped_by,
-            total_cost=total + final,
-            space=box,
-        )
+        return tuning_result(bound, box, run.evaluations, best, run.stopped_by)
+
+    def prepare(
+        self, bound: BoundObjective, *, bounds: Mapping[str, tuple[float, float]] | None = None
+    ) -> SearchSpace:
+        """Every check of a run on ``bound`` before it starts (objective, kernel model, the
+        bound objective itself, options and box); returns the box searched."""
+        self.check_objective(bound.objective)
+        self.check_kernel(bound.kernel)
+        self._check_bound(bound)
+        return self.check(bound.space, bounds=bounds)
+
+    def _check_bound(self, bound: BoundObjective) -> None:
+        """ValueError if this tuner cannot tune ``bound`` (a subclass's extra requirement)."""
 
     @abstractmethod
     def _run_search(
@@ -468,3 +409,34 @@ class Tuner(ParamsMixin, ABC):
         start: dict[str, float] | None,
     ) -> None:
         """Search ``space`` by calling ``evaluate(candidates) -> list[Evaluation]``."""
+
+
+def tuning_result(
+    bound: BoundObjective,
+    box: SearchSpace,
+    evaluations: Sequence[Evaluation],
+    best: Evaluation,
+    stopped_by: str,
+    *,
+    setup: Cost | None = None,
+    levels: Sequence[int] | None = None,
+    stages: Sequence[str] | None = None,
+) -> TuningResult:
+    """The result of a run: the classifier at ``best`` (its cost counted), the trace and the
+    total cost (``setup``, default the bound objective's, and every evaluation)."""
+    setup = bound.setup_cost if setup is None else setup
+    watch = Stopwatch()
+    clf = bound.classifier(best.params)
+    total = setup + watch.cost()
+    for e in evaluations:
+        total = total + e.cost
+    return TuningResult(
+        best_params=dict(best.params),
+        best_value=best.value,
+        best_classifier=clf,
+        trace=trace_frame(evaluations, box, setup, levels=levels, stages=stages),
+        best_evaluation=best,
+        stopped_by=stopped_by,
+        total_cost=total,
+        space=box,
+    )

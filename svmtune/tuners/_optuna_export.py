@@ -3,14 +3,25 @@ writing a trace as Optuna trials (so Optuna's plots and optuna-dashboard show an
 
 from __future__ import annotations
 
+import hashlib
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
+from svmtune.objectives._base import BoundObjective
+from svmtune.objectives._evaluation import Cost, Evaluation, Status
 from svmtune.space import SearchSpace
 
-__all__ = ["distributions", "open_study", "trace_to_optuna"]
+__all__ = [
+    "check_fingerprint",
+    "distributions",
+    "earlier_evaluations",
+    "open_study",
+    "quiet",
+    "trace_to_optuna",
+]
 
 #: Cost columns of a trace stored on each trial as user attributes.
 COST_ATTRS = ("wall_s", "cpu_s", "kernel_evals", "iterations")
@@ -93,7 +104,8 @@ def trace_to_optuna(
         PRUNED trials (their partial value in the user attribute ``partial_value``); failed ones
         are FAIL trials. Each trial's user attributes hold the evaluation's cost (``wall_s``,
         ``cpu_s``, ``kernel_evals``, ``iterations``), its index ``eval`` and, when the trace
-        has one, its ``level``.
+        has one, its ``level`` or ``stage``. A cascade's screen rows (another objective's
+        values) are FAIL trials with their value in the user attribute ``screen_value``.
 
     Examples
     --------
@@ -128,6 +140,8 @@ def trace_to_optuna(
         attrs: dict[str, Any] = {"eval": int(rec["eval"]), "status": str(rec.get("status"))}
         if "level" in rec:
             attrs["level"] = int(rec["level"])
+        if "stage" in rec:
+            attrs["stage"] = str(rec["stage"])
         for c in COST_ATTRS:
             if c in rec and rec[c] is not None:
                 attrs[c] = float(rec[c]) if c.endswith("_s") else int(rec[c])
@@ -136,6 +150,8 @@ def trace_to_optuna(
         pruned = str(rec.get("status")) == "pruned"
         if pruned and value is not None and not math.isnan(value):
             attrs["partial_value"] = float(value)
+        if str(rec.get("status")) == "screen" and value is not None and not math.isnan(value):
+            attrs["screen_value"] = float(value)
         state = TrialState.COMPLETE if ok else TrialState.PRUNED if pruned else TrialState.FAIL
         trials.append(
             create_trial(
@@ -148,3 +164,79 @@ def trace_to_optuna(
         )
     study.add_trials(trials)
     return study
+
+
+def fingerprint(bound: BoundObjective) -> str:
+    """What a stored study's trials were computed on: the data, objective and kernel."""
+    h = hashlib.sha256()
+    h.update(np.ascontiguousarray(bound.X).tobytes())
+    h.update(np.ascontiguousarray(bound.y).tobytes())
+    h.update(repr(bound.objective).encode())
+    h.update(repr(bound.kernel).encode())
+    return h.hexdigest()[:16]
+
+
+def check_fingerprint(study: Any, bound: BoundObjective) -> None:
+    """Tag a new study with the run's fingerprint; refuse to resume one made on other data."""
+    key = "svmtune_fingerprint"
+    mine = fingerprint(bound)
+    theirs = study.user_attrs.get(key)
+    if theirs is None:
+        if not study.get_trials(deepcopy=False):
+            study.set_user_attr(key, mine)
+        return
+    if theirs != mine:
+        raise ValueError(
+            f"Optuna study {study.study_name!r} holds trials of another tuning problem (other "
+            "data, objective or kernel model); use another study_name to start afresh"
+        )
+
+
+def earlier_evaluations(study: Any, box: SearchSpace) -> list[Evaluation]:
+    """Finished trials of a study being resumed, as evaluations (their stored costs)."""
+    from optuna.trial import TrialState
+
+    out = []
+    states = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
+    for t in study.get_trials(deepcopy=False, states=states):
+        if set(t.params) != set(box.names):
+            raise ValueError(
+                f"Optuna study {study.study_name!r} has trials over {sorted(t.params)}; this run "
+                f"searches {list(box.names)} (use another study_name)"
+            )
+        try:
+            params = box.check(t.params)
+        except ValueError as exc:
+            raise ValueError(
+                f"Optuna study {study.study_name!r} has a trial outside this run's box: {exc}"
+            ) from None
+        a = t.user_attrs
+        cost = Cost(
+            float(a.get("wall_s", 0.0)),
+            float(a.get("cpu_s", 0.0)),
+            int(a.get("kernel_evals", 0)),
+            int(a.get("iterations", 0)),
+        )
+        if t.state == TrialState.COMPLETE:
+            out.append(Evaluation(params, float(t.value), Status.OK, cost))
+        elif t.state == TrialState.PRUNED:
+            steps = t.intermediate_values
+            partial = float(steps[max(steps)]) if steps else a.get("partial_value", math.nan)
+            out.append(Evaluation(params, partial, Status.PRUNED, cost))
+        else:
+            out.append(Evaluation(params, math.nan, Status.FAILED, cost, error="failed trial"))
+    return out
+
+
+class quiet:
+    """Silence Optuna's per-trial INFO log lines for the duration of a run."""
+
+    def __init__(self, optuna: Any) -> None:
+        self.logging = optuna.logging
+
+    def __enter__(self) -> None:
+        self.level = self.logging.get_verbosity()
+        self.logging.set_verbosity(self.logging.WARNING)
+
+    def __exit__(self, *exc: object) -> None:
+        self.logging.set_verbosity(self.level)

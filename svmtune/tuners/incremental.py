@@ -13,14 +13,9 @@ from numpy.typing import NDArray
 from svmtune.objectives._base import BoundObjective
 from svmtune.objectives._evaluation import Evaluation
 from svmtune.space import SearchSpace
-from svmtune.tuners._base import Evaluator, TuningResult
-from svmtune.tuners.gradient_descent import (
-    GradientDescent,
-    NonFiniteGradient,
-    SearchCoordinates,
-    _Stop,
-    start_point,
-)
+from svmtune.tuners._base import Evaluator
+from svmtune.tuners._coordinates import SearchCoordinates
+from svmtune.tuners.gradient_descent import GradientDescent, NonFiniteGradient, _Stop, start_point
 
 __all__ = ["IncrementalGradient"]
 
@@ -127,22 +122,14 @@ class IncrementalGradient(GradientDescent):
         if not (isinstance(self.margin, int | float) and self.margin >= 0):
             raise ValueError(f"margin must be a non-negative number; got {self.margin!r}")
 
-    def tune_bound(
-        self,
-        bound: BoundObjective,
-        *,
-        random_state: int | np.random.Generator | None = None,
-        start: Mapping[str, float] | None = None,
-        bounds: Mapping[str, tuple[float, float]] | None = None,
-    ) -> TuningResult:
-        self.check_objective(bound.objective)
+    def _check_bound(self, bound: BoundObjective) -> None:
         if not hasattr(bound, "evaluate_on") or len(getattr(bound, "folds", ())) != 1:
             raise ValueError(
                 f"{self.name} needs an objective that trains on a working set with a held-out "
                 f"validation part (PlattError with validation a fraction or indices); "
                 f"got {bound.objective!r}"
             )
-        return super().tune_bound(bound, random_state=random_state, start=start, bounds=bounds)
+        super()._check_bound(bound)
 
     def _run_search(
         self,

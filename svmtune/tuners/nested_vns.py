@@ -9,10 +9,16 @@ import numpy as np
 
 from svmtune._validation import check_positive_int
 from svmtune.kernels._base import KernelModel
-from svmtune.objectives._base import BoundObjective, Stopwatch
+from svmtune.objectives._base import BoundObjective
 from svmtune.objectives._evaluation import Cost, Evaluation
 from svmtune.space import SearchSpace
-from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult, trace_frame
+from svmtune.tuners._base import (
+    BudgetExhausted,
+    Evaluator,
+    Tuner,
+    TuningResult,
+    tuning_result,
+)
 from svmtune.tuners._box import Box, search_box
 from svmtune.tuners.vns import (
     StartOption,
@@ -140,8 +146,7 @@ class NestedVNS(Tuner):
         bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
         """Tune through the nested levels of ``bound.kernel``; ``start`` is a level-1 point."""
-        self.check_objective(bound.objective)
-        final_box = self.check(bound.space, bounds=bounds)
+        final_box = self.prepare(bound, bounds=bounds)
         outer = bounds
         levels = self._check_levels(bound.kernel)
         budgets = self.budgets(len(levels))
@@ -266,18 +271,4 @@ def _finish(
     if not ok:
         raise RuntimeError(f"{name}: every evaluation failed; first error: {evaluations[0].error}")
     best = min(ok, key=lambda e: e.value)  # the first one on ties
-    watch = Stopwatch()
-    clf = bound.classifier(best.params)
-    total = setup
-    for e in evaluations:
-        total = total + e.cost
-    return TuningResult(
-        best_params=dict(best.params),
-        best_value=best.value,
-        best_classifier=clf,
-        trace=trace_frame(evaluations, space, setup, levels=levels),
-        best_evaluation=best,
-        stopped_by=stopped_by,
-        total_cost=total + watch.cost(),
-        space=space,
-    )
+    return tuning_result(bound, space, evaluations, best, stopped_by, setup=setup, levels=levels)

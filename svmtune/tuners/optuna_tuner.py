@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-import hashlib
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -11,12 +10,19 @@ from typing import Any
 import numpy as np
 
 from svmtune._validation import check_positive_int
-from svmtune.objectives._base import BoundObjective, Objective
-from svmtune.objectives._evaluation import Cost, Evaluation, Status
+from svmtune.objectives._base import Objective
+from svmtune.objectives._evaluation import Status
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import narrow
-from svmtune.tuners._optuna_export import COST_ATTRS, distributions, open_study
+from svmtune.tuners._optuna_export import (
+    COST_ATTRS,
+    check_fingerprint,
+    distributions,
+    earlier_evaluations,
+    open_study,
+    quiet,
+)
 from svmtune.tuners.vns import deprecated_budget
 
 __all__ = ["TPE", "OptunaTuner", "RandomSearch", "tpe_startup_trials"]
@@ -103,8 +109,8 @@ class _OptunaSearch(Tuner):
         seed = int(rng.integers(2**31 - 1))
         budget = evaluate.max_evals if evaluate.max_evals is not None else DEFAULT_TRIALS
         study = open_study(self.storage, self.study_name)
-        earlier = _earlier(study, box)
-        _check_fingerprint(study, evaluate.bound)
+        earlier = earlier_evaluations(study, box)
+        check_fingerprint(study, evaluate.bound)
         if earlier:
             # A resumed run: a sampler seeded as in the first run would propose its first
             # points again; seed it from the run's seed and the number of trials done.
@@ -115,7 +121,7 @@ class _OptunaSearch(Tuner):
         evaluate.restore(earlier)
         if start is not None:  # the caller's point first (Optuna's enqueue_trial)
             study.enqueue_trial(dict(start), skip_if_exists=True)
-        with _quiet(optuna):
+        with quiet(optuna):
             # until the budget of distinct evaluations is spent (a repeated point costs a
             # trial, not an evaluation); the cap guards a sampler that keeps repeating
             for _ in range(10 * int(budget)):
@@ -145,82 +151,6 @@ def _reporter(trial: Any) -> Callable[[int, float], bool]:
         return bool(trial.should_prune())
 
     return report
-
-
-def _fingerprint(bound: BoundObjective) -> str:
-    """What a stored study's trials were computed on: the data, objective and kernel."""
-    h = hashlib.sha256()
-    h.update(np.ascontiguousarray(bound.X).tobytes())
-    h.update(np.ascontiguousarray(bound.y).tobytes())
-    h.update(repr(bound.objective).encode())
-    h.update(repr(bound.kernel).encode())
-    return h.hexdigest()[:16]
-
-
-def _check_fingerprint(study: Any, bound: BoundObjective) -> None:
-    """Tag a new study with the run's fingerprint; refuse to resume one made on other data."""
-    key = "svmtune_fingerprint"
-    mine = _fingerprint(bound)
-    theirs = study.user_attrs.get(key)
-    if theirs is None:
-        if not study.get_trials(deepcopy=False):
-            study.set_user_attr(key, mine)
-        return
-    if theirs != mine:
-        raise ValueError(
-            f"Optuna study {study.study_name!r} holds trials of another tuning problem (other "
-            "data, objective or kernel model); use another study_name to start afresh"
-        )
-
-
-def _earlier(study: Any, box: SearchSpace) -> list[Evaluation]:
-    """Finished trials of a study being resumed, as evaluations (their stored costs)."""
-    from optuna.trial import TrialState
-
-    out = []
-    states = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.FAIL)
-    for t in study.get_trials(deepcopy=False, states=states):
-        if set(t.params) != set(box.names):
-            raise ValueError(
-                f"Optuna study {study.study_name!r} has trials over {sorted(t.params)}; this run "
-                f"searches {list(box.names)} (use another study_name)"
-            )
-        try:
-            params = box.check(t.params)
-        except ValueError as exc:
-            raise ValueError(
-                f"Optuna study {study.study_name!r} has a trial outside this run's box: {exc}"
-            ) from None
-        a = t.user_attrs
-        cost = Cost(
-            float(a.get("wall_s", 0.0)),
-            float(a.get("cpu_s", 0.0)),
-            int(a.get("kernel_evals", 0)),
-            int(a.get("iterations", 0)),
-        )
-        if t.state == TrialState.COMPLETE:
-            out.append(Evaluation(params, float(t.value), Status.OK, cost))
-        elif t.state == TrialState.PRUNED:
-            steps = t.intermediate_values
-            partial = float(steps[max(steps)]) if steps else a.get("partial_value", math.nan)
-            out.append(Evaluation(params, partial, Status.PRUNED, cost))
-        else:
-            out.append(Evaluation(params, math.nan, Status.FAILED, cost, error="failed trial"))
-    return out
-
-
-class _quiet:
-    """Silence Optuna's per-trial INFO log lines for the duration of a run."""
-
-    def __init__(self, optuna: Any) -> None:
-        self.logging = optuna.logging
-
-    def __enter__(self) -> None:
-        self.level = self.logging.get_verbosity()
-        self.logging.set_verbosity(self.logging.WARNING)
-
-    def __exit__(self, *exc: object) -> None:
-        self.logging.set_verbosity(self.level)
 
 
 _COMMON_DOC = """

@@ -80,6 +80,17 @@ NON_DEFAULT = {
         max_evals=20,
         max_seconds=3.0,
     ),
+    "Cascade": dict(
+        screen="loo2",
+        refine=Grid(n_points=3),
+        subsample=0.5,
+        screen_points=6,
+        screen_tol=0.5,
+        radius=2.0,
+        bounds={"gamma": (0.01, 1.0)},
+        max_evals=20,
+        max_seconds=3.0,
+    ),
     "NestedVNS": dict(
         m=(10, 20),
         step=0.5,
