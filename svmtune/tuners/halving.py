@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune.objectives._base import BoundObjective, Stopwatch
 from svmtune.objectives._evaluation import Evaluation, FrozenParams
 from svmtune.space import SearchSpace
-from svmtune.tuners._base import Evaluator, Tuner, TuningResult
+from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners.grid import MAX_UNBUDGETED_POINTS, Grid
 
 __all__ = ["Rung", "SuccessiveHalving"]
@@ -324,16 +324,6 @@ class SuccessiveHalving(Tuner):
             scored.sort(key=lambda s: (s[0], s[1]))
             cands = [s[2] for s in scored[: math.ceil(len(cands) / int(self.factor))]]
             previous, previous_idx = bound, idx
-
-    def _finish(
-        self, bound: BoundObjective, run: Evaluator, box: SearchSpace | None = None
-    ) -> TuningResult:
-        """As every tuner's; the trace also has each evaluation's ``rung`` and ``n_samples``."""
-        result = super()._finish(bound, run, box)
-        trace = result.trace.copy()
-        for pos, key in ((1, "rung"), (2, "n_samples")):
-            trace.insert(pos, key, np.array([int(e.info[key]) for e in run.evaluations]))
-        return replace(result, trace=trace)
 
 
 def _carry_seeds(
