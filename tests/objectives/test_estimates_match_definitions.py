@@ -44,7 +44,8 @@ def class_signals_by_definition(
     each class but ``j`` itself (the naive model keeps ``j``), and a bound on the round-off of
     computing them in float64: each term ``k_ij = exp(-gamma d_ij^2)`` within a few ulp plus
     ``gamma`` times the error of ``d_ij^2 = |x_i|^2 + |x_j|^2 - 2 x_i'x_j``, summed in any
-    order (``n eps`` times the sum)."""
+    order (``n eps`` times the sum), plus a few units of the subnormal spacing per term (a
+    kernel value below the smallest normal float has an absolute, not a relative, precision)."""
     K = _gram(X, X, gamma)
     if model != "naive":
         np.fill_diagonal(K, 0.0)
@@ -52,7 +53,8 @@ def class_signals_by_definition(
     neg = np.array([math.fsum(row) for row in K[:, y < 0]])
     sq = (X**2).sum(1)
     term = K * (8.0 + 8.0 * gamma * (sq[:, None] + sq[None, :] + 1.0))
-    return pos, neg, np.finfo(float).eps * (4 * y.size * (pos + neg) + term.sum(1))
+    subnormal = 8 * y.size * np.nextafter(0.0, 1.0)
+    return pos, neg, np.finfo(float).eps * (4 * y.size * (pos + neg) + term.sum(1)) + subnormal
 
 
 def resolution(nu_pos: np.ndarray, nu_neg: np.ndarray, a_pos: float, a_neg: float) -> np.ndarray:
