@@ -6,7 +6,6 @@ import math
 import os
 import re
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -17,6 +16,14 @@ from joblib import Parallel, delayed
 
 from svmtune._params import _jsonable
 from svmtune.study._cell import CellKey, CellRecord, CellTask, dump_task, run_payload
+from svmtune.study._claims import (
+    HEARTBEAT_S,
+    POLL_S,
+    STALE_AFTER_S,
+    Heartbeat,
+    claim_cells,
+    new_worker_id,
+)
 from svmtune.study._compare import Comparison, compare
 from svmtune.study._data import (
     PROTOCOLS,
@@ -27,82 +34,12 @@ from svmtune.study._data import (
     resolve_datasets,
     split_seed,
 )
+from svmtune.study._frames import empty_cells, empty_traces
 from svmtune.study._method import Method
 from svmtune.study._peer import PeerMethod
 from svmtune.study._results import SummaryTable, summary_table
-from svmtune.study._storage import (
-    Storage,
-    default_storage_url,
-    empty_cells,
-    empty_traces,
-    new_worker_id,
-    sqlite_file,
-)
-
-#: Seconds between two heartbeats of a running study's claims.
-HEARTBEAT_S = 30.0
-#: A claim whose heartbeat is older than this is taken over by another process.
-STALE_AFTER_S = 300.0
-#: Seconds between two looks at the cells other workers run, once this one has none left.
-_POLL_S = 2.0
-#: After a lost claim, the next cell is drawn among this many free ones (see claim_cells).
-_WINDOW = 16
-
-
-def claim_cells(
-    store: Storage,
-    study_id: int,
-    study: str,
-    keys: Sequence[CellKey],
-    worker: str,
-    *,
-    redo: tuple[str, ...] = (),
-    stale_after: float = STALE_AFTER_S,
-) -> Iterator[CellKey]:
-    """Claim the cells of ``keys`` one by one, as the caller asks for the next; yield those won.
-
-    Cells are tried in the order given until a claim is lost: other workers walk the same
-    order. Then the cells that have a row (stored or claimed) are read in one query and
-    skipped, and the next cell is drawn at random among the first ``_WINDOW`` free ones, so that
-    workers that start together spread out instead of all racing for the same next cell (and
-    the order is kept, up to that window). A second pass over the skipped cells takes over the
-    claims of workers that died meanwhile.
-    """
-    import random
-
-    rng = random.Random(worker)
-    order = list(keys)
-    skipped: list[CellKey] = []
-    taken: set[CellKey] = set()
-    lost = False
-    while order:
-        if redo:  # stored cells are to be tried again: nothing to skip
-            key = order.pop(0)
-        else:
-            free = [i for i, k in enumerate(order[: 4 * _WINDOW]) if k not in taken]
-            if not free:  # the next cells are all taken: skip them
-                skipped.extend(order[: 4 * _WINDOW])
-                del order[: 4 * _WINDOW]
-                continue
-            i = free[rng.randrange(min(len(free), _WINDOW))] if lost else free[0]
-            key = order.pop(i)
-            skipped.extend(k for k in order[:i] if k in taken)
-            order[:i] = [k for k in order[:i] if k not in taken]
-        if store.claim(study_id, key, worker, redo=redo, stale_after=stale_after):
-            lost = False
-            yield key
-        else:
-            lost = True
-            skipped.append(key)
-            if not redo:
-                taken = store.taken(study)
-    if skipped:
-        stored, running = store.finished(study), store.running(study)
-        stale = store.stale(study, stale_after)
-        for key in skipped:
-            open_ = key not in stored and (key not in running or key in stale)
-            if open_ and store.claim(study_id, key, worker, stale_after=stale_after):
-                yield key
+from svmtune.study._schema import default_storage_url, sqlite_file
+from svmtune.study._storage import Storage
 
 
 def expected_cost(task: CellTask) -> float:
@@ -137,33 +74,6 @@ def expected_cost(task: CellTask) -> float:
     elif name == "ExactLOO":
         per_eval = max(1.0, n / 10)
     return n * n * evals * per_eval
-
-
-class _Heartbeat:
-    """A daemon thread renewing the heartbeat of a worker's claims every ``interval`` seconds."""
-
-    def __init__(self, store: Storage, worker: str, interval: float = HEARTBEAT_S) -> None:
-        self.store = store
-        self.worker = worker
-        self.interval = interval
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._loop, name="svmtune-heartbeat", daemon=True)
-
-    def _loop(self) -> None:
-        while not self.done.wait(self.interval):
-            try:
-                self.store.heartbeat(self.worker)
-            except Exception:  # a busy database: the next beat will do
-                pass
-
-    def start(self) -> None:
-        if not self.store.in_memory:  # no other process can see an in-memory database
-            self.thread.start()
-
-    def stop(self) -> None:
-        self.done.set()
-        if self.thread.is_alive():
-            self.thread.join()
 
 
 __all__ = ["Study"]
@@ -528,7 +438,7 @@ class Study:
         store = Storage(url)
         self.storage_ = url
         worker = new_worker_id()
-        beat = _Heartbeat(store, worker, min(HEARTBEAT_S, stale_after / 3))
+        beat = Heartbeat(store, worker, min(HEARTBEAT_S, stale_after / 3))
         try:
             study_id = store.register_study(
                 self.name, self.seed, self.definition(), replace_changed=replace_changed
@@ -596,7 +506,7 @@ class Study:
                         pending = [t for t in left if t.key not in running or t.key in stale]
                         if pending:
                             break
-                        time.sleep(min(_POLL_S, stale_after / 3))
+                        time.sleep(min(POLL_S, stale_after / 3))
             finally:
                 if bar is not None:
                     bar.close()
