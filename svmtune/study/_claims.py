@@ -5,7 +5,7 @@ Several processes - on one machine or many - can work one study on one database,
 storage lets workers share a study. A process *claims* a cell before it runs it by inserting its
 row with status ``"running"``, its worker id and a heartbeat; the unique key makes the insert
 atomic, so a lost race is simply a cell some other process runs. While it runs cells, a process
-renews the heartbeat of its claims (:class:`Heartbeat`); a claim whose heartbeat is older than
+renews the heartbeat of its claims (:func:`renew`); a claim whose heartbeat is older than
 ``stale_after`` seconds, or whose process is gone (same host), is taken over by the next process
 that looks for work. The finished cell replaces its claim, with its trace, in one transaction,
 and only if the claim is still its own (:meth:`Storage.write_cell`), so no cell is stored twice.
@@ -14,14 +14,12 @@ and only if the claim is still its own (:meth:`Storage.write_cell`), so no cell 
 from __future__ import annotations
 
 import os
-import random
 import socket
 import sqlite3
-import threading
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -29,16 +27,8 @@ from sqlalchemy.engine import Engine
 from svmtune.study._cell import CellKey
 from svmtune.study._schema import RUNNING, cells_table, traces_table, write_connection
 
-if TYPE_CHECKING:
-    from svmtune.study._storage import Storage
-
 __all__ = [
-    "HEARTBEAT_S",
-    "POLL_S",
-    "STALE_AFTER_S",
-    "Heartbeat",
     "claim",
-    "claim_cells",
     "claim_is_stale",
     "new_worker_id",
     "release",
@@ -195,94 +185,3 @@ def release(engine: Engine, worker: str) -> int:
     with write_connection(engine) as conn, conn.begin():
         res = conn.execute(cells_table.delete().where(c.worker == worker, c.status == RUNNING))
         return int(res.rowcount)
-
-
-#: Seconds between two heartbeats of a running study's claims.
-HEARTBEAT_S = 30.0
-#: A claim whose heartbeat is older than this is taken over by another process.
-STALE_AFTER_S = 300.0
-#: Seconds between two looks at the cells other workers run, once this one has none left.
-POLL_S = 2.0
-#: After a lost claim, the next cell is drawn among this many free ones (see claim_cells).
-_WINDOW = 16
-
-
-def claim_cells(
-    store: Storage,
-    study_id: int,
-    study: str,
-    keys: Sequence[CellKey],
-    worker: str,
-    *,
-    redo: tuple[str, ...] = (),
-    stale_after: float = STALE_AFTER_S,
-) -> Iterator[CellKey]:
-    """Claim the cells of ``keys`` one by one, as the caller asks for the next; yield those won.
-
-    Cells are tried in the order given until a claim is lost: other workers walk the same
-    order. Then the cells that have a row (stored or claimed) are read in one query and
-    skipped, and the next cell is drawn at random among the first ``_WINDOW`` free ones, so that
-    workers that start together spread out instead of all racing for the same next cell (and
-    the order is kept, up to that window). A second pass over the skipped cells takes over the
-    claims of workers that died meanwhile.
-    """
-    rng = random.Random(worker)
-    order = list(keys)
-    skipped: list[CellKey] = []
-    taken: set[CellKey] = set()
-    lost = False
-    while order:
-        if redo:  # stored cells are to be tried again: nothing to skip
-            key = order.pop(0)
-        else:
-            free = [i for i, k in enumerate(order[: 4 * _WINDOW]) if k not in taken]
-            if not free:  # the next cells are all taken: skip them
-                skipped.extend(order[: 4 * _WINDOW])
-                del order[: 4 * _WINDOW]
-                continue
-            i = free[rng.randrange(min(len(free), _WINDOW))] if lost else free[0]
-            key = order.pop(i)
-            skipped.extend(k for k in order[:i] if k in taken)
-            order[:i] = [k for k in order[:i] if k not in taken]
-        if store.claim(study_id, key, worker, redo=redo, stale_after=stale_after):
-            lost = False
-            yield key
-        else:
-            lost = True
-            skipped.append(key)
-            if not redo:
-                taken = store.taken(study)
-    if skipped:
-        stored, running = store.finished(study), store.running(study)
-        stale = store.stale(study, stale_after)
-        for key in skipped:
-            open_ = key not in stored and (key not in running or key in stale)
-            if open_ and store.claim(study_id, key, worker, stale_after=stale_after):
-                yield key
-
-
-class Heartbeat:
-    """A daemon thread renewing the heartbeat of a worker's claims every ``interval`` seconds."""
-
-    def __init__(self, store: Storage, worker: str, interval: float = HEARTBEAT_S) -> None:
-        self.store = store
-        self.worker = worker
-        self.interval = interval
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._loop, name="svmtune-heartbeat", daemon=True)
-
-    def _loop(self) -> None:
-        while not self.done.wait(self.interval):
-            try:
-                self.store.heartbeat(self.worker)
-            except Exception:  # a busy database: the next beat will do
-                pass
-
-    def start(self) -> None:
-        if not self.store.in_memory:  # no other process can see an in-memory database
-            self.thread.start()
-
-    def stop(self) -> None:
-        self.done.set()
-        if self.thread.is_alive():
-            self.thread.join()

@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
@@ -30,10 +31,23 @@ __all__ = [
     "cells_query",
     "empty_cells",
     "empty_traces",
+    "only_cells",
     "trace_rows",
     "traces_frame",
     "traces_query",
 ]
+
+
+def only_cells(df: pd.DataFrame, keys: set[tuple[str, int, str]]) -> pd.DataFrame:
+    """The rows of ``df`` whose (dataset, split, method) is in ``keys``."""
+    mask = np.array(
+        [
+            (d, int(s), m) in keys
+            for d, s, m in zip(df["dataset"], df["split"], df["method"], strict=True)
+        ],
+        dtype=bool,
+    )
+    return df.loc[mask].reset_index(drop=True)
 
 
 def empty_cells() -> pd.DataFrame:
