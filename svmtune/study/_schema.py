@@ -21,7 +21,6 @@ from sqlalchemy.engine import Engine, make_url
 
 __all__ = [
     "CELL_COLUMNS",
-    "DEFINITION_FORMAT",
     "RUNNING",
     "cells_table",
     "checkpoint",
@@ -38,8 +37,6 @@ __all__ = [
 
 #: Status of a claimed cell that is being computed.
 RUNNING = "running"
-#: Version of the stored study definitions that record every option of every method.
-DEFINITION_FORMAT = 2
 
 _metadata = sa.MetaData()
 
