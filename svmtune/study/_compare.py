@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from svmtune.study._profiles import normalized_scores
 from svmtune.study._significance import (
     HypothesisTest,
     friedman_tests,
@@ -312,27 +313,6 @@ def _stats_table(results: pd.DataFrame, methods: list[str], cost: str) -> pd.Dat
     for m in methods:
         table[(m, "n")] = table[(m, "n")].fillna(0)
     return table
-
-
-def normalized_scores(errors: pd.DataFrame) -> pd.DataFrame:
-    """Row-wise normalized score of a data set x method table of errors: 1 for the row's lowest,
-    0 for its highest, linear between; a row whose values are all equal scores 1; NaN stays.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> normalized_scores(pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.2], "c": [0.2, 0.2]}))
-         a    b    c
-    0  1.0  0.0  0.5
-    1  1.0  1.0  1.0
-    """
-    lo = errors.min(axis=1)
-    hi = errors.max(axis=1)
-    span = (hi - lo).where(hi > lo)
-    out = errors.rsub(hi, axis=0).div(span, axis=0)
-    flat = hi <= lo
-    out.loc[flat] = errors.loc[flat].notna().astype(float).where(errors.loc[flat].notna())
-    return out
 
 
 def compare(
