@@ -112,8 +112,9 @@ WORKER = textwrap.dedent(
     import json, sys, time
     from pathlib import Path
     from svmtune.study import CellKey, CellRecord
-    from svmtune.study._storage import Storage, new_worker_id
-    from svmtune.study._study import claim_cells
+    from svmtune.study import Storage
+    from svmtune.study._claims import new_worker_id
+    from svmtune.study._runner import claim_cells
 
     url, sid, n, go, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
     store = Storage(url)

@@ -6,8 +6,9 @@ Each sub-command is a function ``_cmd_<name>(args) -> int`` registered in :func:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -159,9 +160,25 @@ def _check_storage_arg(url: str | None) -> None:
         )
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    import contextlib
+@contextlib.contextmanager
+def _changed_study_hint() -> Iterator[None]:
+    """Turn the storage's verdict on a changed method into what to do on the command line."""
+    from svmtune.study import StudyChangedError
 
+    try:
+        yield
+    except StudyChangedError as exc:
+        if not exc.changed:  # seed, split or test size: only a new name or storage mends it
+            raise
+        raise ValueError(
+            f"{exc.study} has cells of a different method under the same name "
+            f"({exc.what_changed}). Give the changed method a new name, or run again with "
+            "--replace-changed to delete its stored cells and run them again, or use a new "
+            "--storage"
+        ) from exc
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
     import joblib
 
     from svmtune.study import Storage, objective_labels, write_report
@@ -194,7 +211,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     elif n_jobs is None:
         n_jobs = -1
     try:
-        with ctx:
+        with ctx, _changed_study_hint():
             study.run(
                 n_jobs=n_jobs,
                 storage=url,

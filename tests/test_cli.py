@@ -405,3 +405,30 @@ def test_a_read_only_storage_refuses_writes(tmp_path):
     with pytest.raises(ValueError, match="no study database at .*missing.db"):
         Storage(f"sqlite:///{tmp_path / 'missing.db'}", read_only=True)
     assert not (tmp_path / "missing.db").exists()
+
+
+def test_a_changed_method_is_refused_naming_the_flag_that_replaces_it(
+    tmp_path, monkeypatch, capsys
+):
+    """The storage's verdict (which method changed, and how) becomes the command line's advice:
+    ``--replace-changed``, which then runs the changed method again."""
+    monkeypatch.chdir(tmp_path)
+    source = STUDY_FILE.replace(', "sonar"', "").replace("n_splits=2", "n_splits=1")
+    path = tmp_path / "tiny.py"
+    path.write_text(source)
+    out = ["--n-jobs", "1", "--no-progress", "--output", str(tmp_path / "out")]
+    assert main(["run", str(path), *out]) == 0
+    path.write_text(source.replace("Grid(n_points=4)", "Grid(n_points=3)"))
+    capsys.readouterr()
+    assert main(["run", str(path), *out]) == 2
+    err = capsys.readouterr().err
+    assert "method 'LOO2+grid': tuner.params.n_points: 4 -> 3" in err
+    assert "--replace-changed" in err and "replace_changed=True" not in err
+    assert main(["run", str(path), "--replace-changed", *out]) == 0
+    stored = load_study(path).results()
+    assert stored.loc[stored["method"] == "LOO2+grid", "n_evaluations"].unique().tolist() == [3]
+    # a changed seed cannot be replaced: the message does not offer the flag
+    path.write_text(source.replace("n_splits=1,", "n_splits=1, seed=7,"))
+    assert main(["run", str(path), *out]) == 2
+    err = capsys.readouterr().err
+    assert "seed 0; this definition has seed 7" in err and "--replace-changed" not in err

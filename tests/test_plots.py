@@ -196,3 +196,28 @@ def test_objective_labels_group_equal_objectives():
         "peer": "peer",
         "old": "LOOEstimate()",
     }
+
+
+def test_the_public_plot_modules_are_the_study_figures():
+    """``svmtune.plots`` and ``svmtune.verdict_plots`` re-export the figures that live with the
+    studies; no module of ``svmtune.study`` imports them back (the import graph runs one way)."""
+    import ast
+    from pathlib import Path
+
+    import svmtune.plots
+    import svmtune.study
+    import svmtune.verdict_plots
+    from svmtune.study import _plots, _verdict_plots
+
+    for public, home in ((svmtune.plots, _plots), (svmtune.verdict_plots, _verdict_plots)):
+        assert public.__all__ == home.__all__
+        for name in public.__all__:
+            assert getattr(public, name) is getattr(home, name)
+    imported = set()
+    for path in Path(svmtune.study.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported.add(node.module)
+            elif isinstance(node, ast.Import):
+                imported.update(a.name for a in node.names)
+    assert not imported & {"svmtune.plots", "svmtune.verdict_plots", "svmtune.cli"}

@@ -1,7 +1,8 @@
 """Bundled real data sets (KEEL copies of UCI data) and the papers' split protocols.
 
 - :func:`load` a binary task by name, :func:`list_datasets` to see them all,
-  :func:`load_groups` for multiple-kernel feature groups, :func:`feature_names`.
+  :func:`load_groups` for multiple-kernel feature groups, :func:`feature_names`,
+  :func:`n_rows`.
 - Split protocols, all seeded through :func:`numpy.random.default_rng` and all returning
   standardized ``(X_train, y_train, X_test, y_test)``: :func:`fischetti_split` (Fischetti 2016),
   :func:`ratsch_split` (Ratsch's benchmark sizes, Carrizosa 2014 Table 1),
@@ -12,7 +13,7 @@ The data files are ``data/*.dat.gz``; UCI data is under CC BY 4.0 (cite the UCI 
 KEEL, Alcala-Fdez et al. 2011). See ``data/README.md``.
 """
 
-from svmtune.datasets._load import feature_names, list_datasets, load, load_groups
+from svmtune.datasets._load import feature_names, list_datasets, load, load_groups, n_rows
 from svmtune.datasets._splits import (
     Split,
     fischetti_indices,
@@ -36,6 +37,7 @@ __all__ = [
     "list_datasets",
     "load",
     "load_groups",
+    "n_rows",
     "ratsch_indices",
     "ratsch_split",
     "restrict_groups",

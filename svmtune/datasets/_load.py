@@ -256,6 +256,19 @@ def _ambiguous_rows(name: str) -> NDArray[np.bool_]:
     return _encoded(resolve(name).source).ambiguous.copy()
 
 
+def n_rows(name: str) -> int:
+    """Rows of the bundled data set ``name`` (a name or an alias), before any split; read from
+    the registry, so nothing is parsed. ValueError listing the valid names for another name.
+
+    Examples
+    --------
+    >>> from svmtune.datasets import n_rows
+    >>> n_rows("heart"), n_rows("diabetis")
+    (270, 768)
+    """
+    return SOURCES[resolve(name).source].rows
+
+
 def list_datasets() -> pd.DataFrame:
     """The bundled data sets, one row per loadable name.
 

@@ -1,8 +1,9 @@
 """What each bundled data set is: its KEEL file, column types, binary task, and the papers.
 
-Everything a reader needs to know about a data set's encoding and labels is written here, in
-one place; :mod:`svmtune.datasets._load` only carries it out (and checks the counts recorded here
-against the files every time it parses one).
+Everything a reader needs to know about a data set's encoding and labels is written here and in
+``data/tasks.toml`` (the binary task of each data set, as data: labels, counts, papers, notes);
+:mod:`svmtune.datasets._load` only carries it out (and checks the counts recorded here against
+the files every time it parses one).
 
 Encoding rules
 --------------
@@ -39,7 +40,9 @@ new-thyroid1, the only thyroid file bundled, labels only the 35 hyperthyroid row
 
 from __future__ import annotations
 
+import tomllib
 from dataclasses import dataclass
+from importlib import resources
 
 __all__ = [
     "ALIASES",
@@ -224,272 +227,28 @@ _SOURCE_LIST = (
 )
 SOURCES: dict[str, Source] = {s.file: s for s in _SOURCE_LIST}
 
-_EVEN = ("0", "2", "4", "6", "8")
-_ODD = ("1", "3", "5", "7", "9")
-_SMALL = ("0", "1", "2", "3", "4")
-_LARGE = ("5", "6", "7", "8", "9")
-_FISCHETTI = "Fischetti 2016"
-_RATSCH = "Ratsch/Carrizosa 2014"
-_MKL = "multiple-kernel tests"
 
-_DATASET_LIST = (
-    DatasetInfo(
-        name="australian",
-        source="australian",
-        positive=("1",),
-        negative=("0",),
-        features=42,
-        positives=307,
-        positive_class="1",
-        papers=_FISCHETTI,
-        note="Fischetti's 43 features include an all-zero column for the absent A6=6.",
-    ),
-    DatasetInfo(
-        name="wisconsin",
-        source="wisconsin",
-        positive=("4",),
-        negative=("2",),
-        features=9,
-        positives=239,
-        positive_class="4 (malignant)",
-        papers=f"{_FISCHETTI} (as 'Breast')",
-        note="Fischetti calls this 'Breast'; 'breast' here is Ratsch's breast-cancer.",
-    ),
-    DatasetInfo(
-        name="bupa",
-        source="bupa",
-        positive=("1",),
-        negative=("2",),
-        features=6,
-        positives=145,
-        positive_class="1",
-        papers=_FISCHETTI,
-    ),
-    DatasetInfo(
-        name="german",
-        source="german",
-        positive=("2",),
-        negative=("1",),
-        features=61,
-        positives=300,
-        positive_class="2 (bad credit)",
-        papers=f"{_FISCHETTI}; {_RATSCH}",
-        note="13 categorical columns one-hot (54 columns); Fischetti used the 24-column "
-        "numeric Statlog version, Ratsch 20 integer-coded columns.",
-    ),
-    DatasetInfo(
-        name="german-numeric",
-        source="german-numeric",
-        positive=("2",),
-        negative=("1",),
-        features=24,
-        positives=300,
-        positive_class="2 (bad credit)",
-        papers=f"{_FISCHETTI} (its 24-feature German)",
-        aliases=("german24",),
-        note="Statlog's 24-column numeric coding (german.data-numeric), derived from the "
-        "bundled german rows: 9 categorical codes as integers (checking, history, savings, "
-        "employment, personal status, property, other plans, telephone, foreign), duration, "
-        "residence, age, credits, liable as they are, the amount in hundreds (rounded half "
-        "to even), 9 indicators (purpose new/used car, debtors none/co-applicant, housing "
-        "rent/own, job A171/A172/A173); the installment rate is left out.",
-    ),
-    DatasetInfo(
-        name="heart",
-        source="heart",
-        positive=("2",),
-        negative=("1",),
-        features=23,
-        positives=120,
-        positive_class="2 (disease present)",
-        papers=f"{_FISCHETTI}; {_RATSCH}; Adankon",
-        note="Binary and nominal columns one-hot (Fischetti's 23); Ratsch used 13 codes.",
-    ),
-    DatasetInfo(
-        name="ionosphere",
-        source="ionosphere",
-        positive=("b",),
-        negative=("g",),
-        features=33,
-        positives=126,
-        positive_class="b (bad return)",
-        papers=_FISCHETTI,
-    ),
-    DatasetInfo(
-        name="pima",
-        source="pima",
-        positive=("tested_positive",),
-        negative=("tested_negative",),
-        features=8,
-        positives=268,
-        positive_class="tested_positive",
-        papers=f"{_FISCHETTI}; {_RATSCH} (diabetis); Adankon (diabetes)",
-        aliases=("diabetis", "diabetes"),
-    ),
-    DatasetInfo(
-        name="sonar",
-        source="sonar",
-        positive=("R",),
-        negative=("M",),
-        features=60,
-        positives=97,
-        positive_class="R (rock)",
-        papers=_FISCHETTI,
-    ),
-    DatasetInfo(
-        name="wdbc",
-        source="wdbc",
-        positive=("M",),
-        negative=("B",),
-        features=30,
-        positives=212,
-        positive_class="M (malignant)",
-        papers=_FISCHETTI,
-        note="569 rows; Fischetti's Table 1 lists 568.",
-    ),
-    DatasetInfo(
-        name="breast",
-        source="breast",
-        positive=("recurrence-events",),
-        negative=("no-recurrence-events",),
-        features=18,
-        positives=81,
-        positive_class="recurrence-events",
-        papers=f"{_RATSCH} (breast-cancer); Adankon",
-        aliases=("breast-cancer",),
-        note="Not Fischetti's 'Breast' (that is 'wisconsin'). Ratsch used 9 integer codes.",
-    ),
-    DatasetInfo(
-        name="banana",
-        source="banana",
-        positive=("1.0",),
-        negative=("-1.0",),
-        features=2,
-        positives=2376,
-        positive_class="1",
-        papers=_RATSCH,
-    ),
-    DatasetInfo(
-        name="ring",
-        source="ring",
-        positive=("0",),
-        negative=("1",),
-        features=20,
-        positives=3664,
-        positive_class="0",
-        papers=f"{_RATSCH} (ringnorm)",
-        aliases=("ringnorm",),
-    ),
-    DatasetInfo(
-        name="twonorm",
-        source="twonorm",
-        positive=("1",),
-        negative=("0",),
-        features=20,
-        positives=3697,
-        positive_class="1",
-        papers=_RATSCH,
-    ),
-    DatasetInfo(
-        name="titanic",
-        source="titanic",
-        positive=("1.0",),
-        negative=("-1.0",),
-        features=3,
-        positives=711,
-        positive_class="1 (survived)",
-        papers=f"{_RATSCH}; Adankon",
-    ),
-    DatasetInfo(
-        name="splice",
-        source="splice",
-        positive=("EI", "IE"),
-        negative=("N",),
-        features=240,
-        positives=1535,
-        positive_class="EI and IE (splice junction)",
-        papers=_RATSCH,
-        note="Ratsch's splice leaves out the 15 rows with ambiguity codes (3175 rows); so "
-        "does ratsch_split.",
-    ),
-    DatasetInfo(
-        name="image",
-        source="segment",
-        positive=("1", "2", "3", "6"),
-        negative=("4", "5", "7"),
-        features=19,
-        positives=1320,
-        positive_class="brickface, sky, foliage, path (Ratsch's +1)",
-        papers=f"{_RATSCH} (image)",
-        aliases=("segment",),
-        note="Ratsch's image is this file without the constant pixel_count column "
-        "(standardization drops it); -1 is cement, window, grass.",
-    ),
-    DatasetInfo(
-        name="new-thyroid1",
-        source="new-thyroid1",
-        positive=("positive",),
-        negative=("negative",),
-        features=5,
-        positives=35,
-        positive_class="positive (hyperthyroid)",
-        papers=f"{_RATSCH}; Adankon (thyroid)",
-        aliases=("thyroid",),
-        note="Ratsch's thyroid labels hyper- and hypothyroid +1 (65 rows); this KEEL file "
-        "labels only the 35 hyperthyroid rows +1.",
-    ),
-    DatasetInfo(
-        name="penbased-eo",
-        source="penbased",
-        positive=_EVEN,
-        negative=_ODD,
-        features=16,
-        positives=5542,
-        positive_class="even digits",
-        papers=f"{_MKL} (cf. Carrizosa 2014 pendigitEO)",
-    ),
-    DatasetInfo(
-        name="penbased-sl",
-        source="penbased",
-        positive=_SMALL,
-        negative=_LARGE,
-        features=16,
-        positives=5629,
-        positive_class="digits 0-4",
-        papers=f"{_MKL} (cf. Carrizosa 2014 pendigitSL)",
-    ),
-    DatasetInfo(
-        name="optdigits-eo",
-        source="optdigits",
-        positive=_EVEN,
-        negative=_ODD,
-        features=64,
-        positives=2791,
-        positive_class="even digits",
-        papers=_MKL,
-    ),
-    DatasetInfo(
-        name="optdigits-sl",
-        source="optdigits",
-        positive=_SMALL,
-        negative=_LARGE,
-        features=64,
-        positives=2822,
-        positive_class="digits 0-4",
-        papers=_MKL,
-    ),
-    DatasetInfo(
-        name="spambase",
-        source="spambase",
-        positive=("1",),
-        negative=("0",),
-        features=57,
-        positives=1812,
-        positive_class="1 (spam)",
-        papers=_MKL,
-    ),
-)
-DATASETS: dict[str, DatasetInfo] = {d.name: d for d in _DATASET_LIST}
+def _read_tasks() -> dict[str, DatasetInfo]:
+    """The tasks of ``data/tasks.toml`` (a description of each, as data), name -> record."""
+    text = resources.files("svmtune.datasets").joinpath("data/tasks.toml").read_text("utf-8")
+    tasks = {}
+    for rec in tomllib.loads(text)["dataset"]:
+        info = DatasetInfo(
+            **{
+                **rec,
+                "source": rec.get("source", rec["name"]),
+                "positive": tuple(rec["positive"]),
+                "negative": tuple(rec["negative"]),
+                "aliases": tuple(rec.get("aliases", ())),
+            }
+        )
+        if info.source not in SOURCES:  # pragma: no cover - a broken package
+            raise RuntimeError(f"data set {info.name!r} names no bundled file {info.source!r}")
+        tasks[info.name] = info
+    return tasks
+
+
+DATASETS: dict[str, DatasetInfo] = _read_tasks()
 
 ALIASES: dict[str, str] = {a: d.name for d in DATASETS.values() for a in d.aliases}
 

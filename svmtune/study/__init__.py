@@ -5,13 +5,20 @@ A study file ``studies/NAME.py`` defines a module-level ``study = Study(...)``;
 """
 
 from svmtune.study._cell import CellKey, CellRecord
-from svmtune.study._compare import Comparison, HypothesisTest, compare, normalized_scores
+from svmtune.study._compare import Comparison, HypothesisTest, compare
 from svmtune.study._curve import parameter_curve
 from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
+from svmtune.study._definition import StudyChangedError
 from svmtune.study._loading import load_study, load_study_module
 from svmtune.study._method import Method
+from svmtune.study._names import check_study_name
 from svmtune.study._peer import PeerMethod
-from svmtune.study._profiles import anytime_profile, ecdf_profile, normalized_profile
+from svmtune.study._profiles import (
+    anytime_profile,
+    ecdf_profile,
+    normalized_profile,
+    normalized_scores,
+)
 from svmtune.study._report import objective_labels, search_boxes, write_report
 from svmtune.study._results import (
     SummaryTable,
@@ -22,8 +29,9 @@ from svmtune.study._results import (
     summary_long,
     summary_table,
 )
-from svmtune.study._storage import Storage, StudyChangedError, default_storage_url
-from svmtune.study._study import Study, check_study_name
+from svmtune.study._schema import default_storage_url
+from svmtune.study._storage import Storage
+from svmtune.study._study import Study
 from svmtune.study._verdict import write_verdict
 
 __all__ = [

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from svmtune.objectives._evaluation import Status
+from svmtune.objectives import Status
 from svmtune.study._data import DatasetSpec, Splitter
 from svmtune.study._incumbent import incumbent_test_errors
 from svmtune.study._method import Method, study_box

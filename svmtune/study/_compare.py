@@ -12,13 +12,18 @@ each method with a baseline. The tests are scipy's and scikit-posthocs'.
 
 from __future__ import annotations
 
-import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+
+from svmtune.study._profiles import normalized_scores
+from svmtune.study._significance import (
+    HypothesisTest,
+    friedman_tests,
+    posthoc_tests,
+)
 
 __all__ = ["COST_COLUMNS", "MISSING_POLICIES", "Comparison", "HypothesisTest", "compare"]
 
@@ -26,29 +31,6 @@ __all__ = ["COST_COLUMNS", "MISSING_POLICIES", "Comparison", "HypothesisTest", "
 COST_COLUMNS = ("cpu_s", "wall_s", "kernel_evals", "iterations", "n_evaluations")
 #: What :func:`compare` does with a cell that did not finish ok (failed, timeout, not run).
 MISSING_POLICIES = ("drop", "worst")
-#: Fewest data sets for which the tests are run (Demšar's tables start there; with fewer the
-#: Friedman statistic's chi-square approximation and Wilcoxon's exact p-values cannot reach 5 %).
-MIN_DATASETS = 5
-
-
-@dataclass(frozen=True)
-class HypothesisTest:
-    """One test's outcome: ``statistic`` and ``pvalue``, or why it was not applicable."""
-
-    name: str
-    statistic: float = math.nan
-    pvalue: float = math.nan
-    applicable: bool = True
-    reason: str = ""
-
-    def __str__(self) -> str:
-        if not self.applicable:
-            return f"{self.name}: not applicable ({self.reason})"
-        return f"{self.name}: statistic {self.statistic:.4g}, p = {self.pvalue:.3g}"
-
-
-def _not_applicable(name: str, reason: str) -> HypothesisTest:
-    return HypothesisTest(name, applicable=False, reason=reason)
 
 
 @dataclass
@@ -333,34 +315,6 @@ def _stats_table(results: pd.DataFrame, methods: list[str], cost: str) -> pd.Dat
     return table
 
 
-def normalized_scores(errors: pd.DataFrame) -> pd.DataFrame:
-    """Row-wise normalized score of a data set x method table of errors: 1 for the row's lowest,
-    0 for its highest, linear between; a row whose values are all equal scores 1; NaN stays.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> normalized_scores(pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.2], "c": [0.2, 0.2]}))
-         a    b    c
-    0  1.0  0.0  0.5
-    1  1.0  1.0  1.0
-    """
-    lo = errors.min(axis=1)
-    hi = errors.max(axis=1)
-    span = (hi - lo).where(hi > lo)
-    out = errors.rsub(hi, axis=0).div(span, axis=0)
-    flat = hi <= lo
-    out.loc[flat] = errors.loc[flat].notna().astype(float).where(errors.loc[flat].notna())
-    return out
-
-
-def _holm(pvalues: Sequence[float]) -> np.ndarray:
-    from statsmodels.stats.multitest import multipletests  # a dependency of scikit-posthocs
-
-    p = np.asarray(pvalues, dtype=float)
-    return np.asarray(multipletests(p, method="holm")[1], dtype=float)
-
-
 def compare(
     results: pd.DataFrame,
     *,
@@ -452,63 +406,10 @@ def compare(
     ranks.name = "avg_rank"
     if baseline is None:
         baseline = str(ranks.index[0])
-    k, n = len(mnames), errors.shape[0]
     notes: list[str] = []
 
-    friedman: HypothesisTest
-    iman: HypothesisTest
-    few = (
-        f"{n} data set{'s' if n != 1 else ''} (the tests across data sets need at least "
-        f"{MIN_DATASETS})"
-    )
-    if n < MIN_DATASETS:
-        friedman = _not_applicable("Friedman", few)
-        iman = _not_applicable("Iman-Davenport", few)
-    elif k < 3:
-        why = "2 methods: the Wilcoxon signed-rank test below is the test for a pair"
-        friedman = _not_applicable("Friedman", why)
-        iman = _not_applicable("Iman-Davenport", why)
-    else:
-        from scipy import stats
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            res = stats.friedmanchisquare(*(errors[m].to_numpy() for m in mnames))
-        chi2, p = float(res.statistic), float(res.pvalue)
-        if not math.isfinite(chi2):  # every data set ties every method
-            chi2, p = 0.0, 1.0
-            notes.append("every method ties on every data set: Friedman statistic 0")
-        friedman = HypothesisTest("Friedman", chi2, p)
-        denom = n * (k - 1) - chi2
-        if denom > 0:
-            f = (n - 1) * chi2 / denom
-            iman = HypothesisTest(
-                "Iman-Davenport", f, float(stats.f.sf(f, k - 1, (k - 1) * (n - 1)))
-            )
-        else:
-            iman = HypothesisTest("Iman-Davenport", math.inf, 0.0)
-    if not friedman.applicable:
-        notes.append(str(friedman))
-
-    posthoc: dict[str, pd.DataFrame] = {"nemenyi": pd.DataFrame(), "wilcoxon_holm": pd.DataFrame()}
-    cd = math.nan
-    if n >= MIN_DATASETS:
-        import scikit_posthocs as sp
-        from scipy.stats import studentized_range
-
-        if k >= 3:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                nem = sp.posthoc_nemenyi_friedman(errors.to_numpy())
-            nem.index = nem.columns = mnames
-            posthoc["nemenyi"] = nem.loc[list(ranks.index), list(ranks.index)]
-            q = float(studentized_range.ppf(1 - alpha, k, np.inf)) / math.sqrt(2)
-            cd = q * math.sqrt(k * (k + 1) / (6 * n))
-        else:
-            notes.append("Nemenyi: not applicable (2 methods: see the Wilcoxon test)")
-        posthoc["wilcoxon_holm"] = _wilcoxon_holm(errors, baseline)
-    else:
-        notes.append(f"Nemenyi and Wilcoxon: not applicable ({few})")
+    friedman, iman, few = friedman_tests(errors, notes)
+    posthoc, cd = posthoc_tests(errors, ranks, baseline, alpha, few, notes)
 
     diff = errors.sub(errors[baseline], axis=0)
     others = [m for m in ranks.index if m != baseline]
@@ -538,26 +439,3 @@ def compare(
         left_out=left_out,
         notes=notes,
     )
-
-
-def _wilcoxon_holm(errors: pd.DataFrame, baseline: str) -> pd.DataFrame:
-    """Wilcoxon signed-rank test of every method against ``baseline`` over the data sets,
-    zero differences split between the signs (Demšar 2006), Holm-corrected."""
-    from scipy import stats
-
-    rows = []
-    for m in errors.columns:
-        if m == baseline:
-            continue
-        d = (errors[m] - errors[baseline]).to_numpy()
-        if np.all(d == 0):
-            stat, p = 0.0, 1.0
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                res = stats.wilcoxon(d, zero_method="zsplit")
-            stat, p = float(res.statistic), float(res.pvalue)
-        rows.append({"method": m, "statistic": stat, "pvalue": p, "mean_diff": float(d.mean())})
-    out = pd.DataFrame(rows).set_index("method")
-    out["pvalue_holm"] = _holm(out["pvalue"].to_numpy())
-    return out

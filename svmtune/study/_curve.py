@@ -9,8 +9,8 @@ import pandas as pd
 from numpy.typing import ArrayLike
 
 from svmtune._validation import check_Xy
-from svmtune.kernels._base import KernelModel
-from svmtune.objectives._base import Objective
+from svmtune.kernels import KernelModel
+from svmtune.objectives import Objective
 
 __all__ = ["parameter_curve"]
 

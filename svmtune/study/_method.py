@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from svmtune._params import describe
-from svmtune.kernels._base import KernelModel
-from svmtune.objectives._base import Objective
+from svmtune.kernels import KernelModel
+from svmtune.objectives import Objective
 from svmtune.space import SearchSpace
-from svmtune.tuners._base import Tuner
+from svmtune.tuners import Tuner
 
 __all__ = ["Method", "study_box"]
 

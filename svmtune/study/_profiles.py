@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "normalized_scores",
     "COST_AXES",
     "ECDF_TOLERANCES",
     "anytime_profile",
@@ -39,6 +40,27 @@ COST_AXES = {"cum_cpu_s": "CPU seconds", "cum_kernel_evals": "kernel evaluations
 #: Tolerances (absolute test error) above the best final test error of a split: the targets.
 ECDF_TOLERANCES = (0.0, 0.01, 0.02, 0.05, 0.10)
 _METRICS = ("incumbent_test_error", "best_value")
+
+
+def normalized_scores(errors: pd.DataFrame) -> pd.DataFrame:
+    """Row-wise normalized score of a data set x method table of errors: 1 for the row's lowest,
+    0 for its highest, linear between; a row whose values are all equal scores 1; NaN stays.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> normalized_scores(pd.DataFrame({"a": [0.1, 0.2], "b": [0.3, 0.2], "c": [0.2, 0.2]}))
+         a    b    c
+    0  1.0  0.0  0.5
+    1  1.0  1.0  1.0
+    """
+    lo = errors.min(axis=1)
+    hi = errors.max(axis=1)
+    span = (hi - lo).where(hi > lo)
+    out = errors.rsub(hi, axis=0).div(span, axis=0)
+    flat = hi <= lo
+    out.loc[flat] = errors.loc[flat].notna().astype(float).where(errors.loc[flat].notna())
+    return out
 
 
 def cost_axis(cost: str) -> str:
@@ -197,8 +219,6 @@ def normalized_profile(
     Returns columns ``dataset``, ``method``, ``budget``, ``score``; ``dataset == "(mean)"`` rows
     hold the mean over the data sets.
     """
-    from svmtune.study._compare import normalized_scores
-
     cost = _check(traces, cost, "incumbent_test_error")
     g = np.asarray(grid if grid is not None else budget_grid(traces, cost), dtype=float)
     runs = _runs(traces, cost, "incumbent_test_error")

@@ -141,7 +141,7 @@ def write_report(
     ):
         drawn = {name: out / f for name, f in files.items()}
     else:
-        from svmtune.plots import save_plots  # matplotlib: only when drawing
+        from svmtune.study._plots import save_plots  # matplotlib: only when drawing
         from svmtune.study._verdict import write_verdict
 
         stamp.unlink(missing_ok=True)
@@ -170,7 +170,11 @@ def _plots_fingerprint(
     h.update(flat.to_csv(index=False).encode())
     h.update(traces.to_csv(index=False).encode())
     h.update(json.dumps([list(methods or []), dict(objectives or {})], default=str).encode())
-    for module in ("svmtune.plots", "svmtune.verdict_plots", "svmtune.study._verdict"):
+    for module in (
+        "svmtune.study._plots",
+        "svmtune.study._verdict_plots",
+        "svmtune.study._verdict",
+    ):
         spec = importlib.util.find_spec(module)
         if spec is not None and spec.origin:
             h.update(Path(spec.origin).read_bytes())

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import math
-import os
-import re
-import sys
-import threading
-import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 
 from svmtune._params import _jsonable
-from svmtune.study._cell import CellKey, CellRecord, CellTask, dump_task, run_payload
+from svmtune.study._cell import CellKey, CellRecord, CellTask, dump_task
 from svmtune.study._compare import Comparison, compare
 from svmtune.study._data import (
     PROTOCOLS,
@@ -27,178 +20,16 @@ from svmtune.study._data import (
     resolve_datasets,
     split_seed,
 )
+from svmtune.study._frames import empty_cells, empty_traces, only_cells
 from svmtune.study._method import Method
+from svmtune.study._names import check_study_name
 from svmtune.study._peer import PeerMethod
 from svmtune.study._results import SummaryTable, summary_table
-from svmtune.study._storage import (
-    Storage,
-    default_storage_url,
-    empty_cells,
-    empty_traces,
-    new_worker_id,
-    sqlite_file,
-)
+from svmtune.study._runner import STALE_AFTER_S, run_cells
+from svmtune.study._schema import default_storage_url, sqlite_file
+from svmtune.study._storage import Storage
 
-#: Seconds between two heartbeats of a running study's claims.
-HEARTBEAT_S = 30.0
-#: A claim whose heartbeat is older than this is taken over by another process.
-STALE_AFTER_S = 300.0
-#: Seconds between two looks at the cells other workers run, once this one has none left.
-_POLL_S = 2.0
-#: After a lost claim, the next cell is drawn among this many free ones (see claim_cells).
-_WINDOW = 16
-
-
-def claim_cells(
-    store: Storage,
-    study_id: int,
-    study: str,
-    keys: Sequence[CellKey],
-    worker: str,
-    *,
-    redo: tuple[str, ...] = (),
-    stale_after: float = STALE_AFTER_S,
-) -> Iterator[CellKey]:
-    """Claim the cells of ``keys`` one by one, as the caller asks for the next; yield those won.
-
-    Cells are tried in the order given until a claim is lost: other workers walk the same
-    order. Then the cells that have a row (stored or claimed) are read in one query and
-    skipped, and the next cell is drawn at random among the first ``_WINDOW`` free ones, so that
-    workers that start together spread out instead of all racing for the same next cell (and
-    the order is kept, up to that window). A second pass over the skipped cells takes over the
-    claims of workers that died meanwhile.
-    """
-    import random
-
-    rng = random.Random(worker)
-    order = list(keys)
-    skipped: list[CellKey] = []
-    taken: set[CellKey] = set()
-    lost = False
-    while order:
-        if redo:  # stored cells are to be tried again: nothing to skip
-            key = order.pop(0)
-        else:
-            free = [i for i, k in enumerate(order[: 4 * _WINDOW]) if k not in taken]
-            if not free:  # the next cells are all taken: skip them
-                skipped.extend(order[: 4 * _WINDOW])
-                del order[: 4 * _WINDOW]
-                continue
-            i = free[rng.randrange(min(len(free), _WINDOW))] if lost else free[0]
-            key = order.pop(i)
-            skipped.extend(k for k in order[:i] if k in taken)
-            order[:i] = [k for k in order[:i] if k not in taken]
-        if store.claim(study_id, key, worker, redo=redo, stale_after=stale_after):
-            lost = False
-            yield key
-        else:
-            lost = True
-            skipped.append(key)
-            if not redo:
-                taken = store.taken(study)
-    if skipped:
-        stored, running = store.finished(study), store.running(study)
-        stale = store.stale(study, stale_after)
-        for key in skipped:
-            open_ = key not in stored and (key not in running or key in stale)
-            if open_ and store.claim(study_id, key, worker, stale_after=stale_after):
-                yield key
-
-
-def expected_cost(task: CellTask) -> float:
-    """A cheap guess of a cell's cost, to start the longest cells first: ``n_train ** 2`` (a
-    kernel matrix) x the tuner's evaluations x the objective's solves per evaluation (k for
-    k-fold CV, ``n_train / 10`` retrains for the exact leave-one-out error, else 1).
-
-    Only the order of the cells depends on it, never their results.
-    """
-    n = 100.0
-    if task.data.bundled:
-        try:
-            from svmtune.datasets._registry import SOURCES, resolve
-
-            rows = SOURCES[resolve(task.data.bundled_name).source].rows
-            n = rows * (1.0 - task.test_size if task.protocol == "holdout" else 0.7)
-        except (KeyError, ValueError):
-            pass
-    method = task.method
-    tuner, objective = getattr(method, "tuner", None), getattr(method, "objective", None)
-    evals = float(getattr(tuner, "max_evals", None) or 0)
-    if not evals:
-        try:
-            dims = len(method.search_space())
-        except Exception:
-            dims = 1
-        evals = float(getattr(tuner, "n_points", 0) or 0) ** dims or 20.0
-    per_eval = 1.0
-    name = type(objective).__name__
-    if name == "KFoldCV":
-        per_eval = float(getattr(objective, "k", 5))
-    elif name == "ExactLOO":
-        per_eval = max(1.0, n / 10)
-    return n * n * evals * per_eval
-
-
-class _Heartbeat:
-    """A daemon thread renewing the heartbeat of a worker's claims every ``interval`` seconds."""
-
-    def __init__(self, store: Storage, worker: str, interval: float = HEARTBEAT_S) -> None:
-        self.store = store
-        self.worker = worker
-        self.interval = interval
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._loop, name="svmtune-heartbeat", daemon=True)
-
-    def _loop(self) -> None:
-        while not self.done.wait(self.interval):
-            try:
-                self.store.heartbeat(self.worker)
-            except Exception:  # a busy database: the next beat will do
-                pass
-
-    def start(self) -> None:
-        if not self.store.in_memory:  # no other process can see an in-memory database
-            self.thread.start()
-
-    def stop(self) -> None:
-        self.done.set()
-        if self.thread.is_alive():
-            self.thread.join()
-
-
-__all__ = ["Study"]
-
-
-def _only(df: pd.DataFrame, keys: set[tuple[str, int, str]]) -> pd.DataFrame:
-    """The rows of ``df`` whose (dataset, split, method) is in ``keys``."""
-    mask = np.array(
-        [
-            (d, int(s), m) in keys
-            for d, s, m in zip(df["dataset"], df["split"], df["method"], strict=True)
-        ],
-        dtype=bool,
-    )
-    return df.loc[mask].reset_index(drop=True)
-
-
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
-
-
-def check_study_name(name: object) -> str:
-    """``name`` if it is a valid study name (it names files: ``results/<name>/``); else
-    ValueError. Names read back from a database are checked too, so a crafted name cannot
-    lead the report outside ``results/``.
-
-    Examples
-    --------
-    >>> check_study_name("fischetti2016")
-    'fischetti2016'
-    """
-    if not isinstance(name, str) or not _NAME.match(name) or ".." in name or len(name) > 200:
-        raise ValueError(
-            f"study name must be letters, digits and _ . + - (no spaces, no '..'); got {name!r}"
-        )
-    return name
+__all__ = ["Study", "check_study_name"]
 
 
 class Study:
@@ -525,104 +356,21 @@ class Study:
                     f"{exc!r} (data-set callables and methods must be picklable by cloudpickle)"
                 ) from exc
         url = self.storage_url(storage)
-        store = Storage(url)
         self.storage_ = url
-        worker = new_worker_id()
-        beat = _Heartbeat(store, worker, min(HEARTBEAT_S, stale_after / 3))
-        try:
-            study_id = store.register_study(
-                self.name, self.seed, self.definition(), replace_changed=replace_changed
-            )
-            n_total = len(tasks)
-            n_done = len(store.finished(self.name))
-            redo = ("failed", "timeout") if retry_failed else ()
-            done = store.finished(self.name)
-            candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]
-            # longest first: no core idles at the end while one runs the last long cell
-            candidates.sort(key=expected_cost, reverse=True)
-            if not candidates and progress is True:
-                print(
-                    f"{self.name}: nothing to run, all {n_total} cells are stored in {url}",
-                    file=sys.stderr,
-                )
-
-            def claimed(pending: list[CellTask], redo: tuple[str, ...]) -> Iterator[CellTask]:
-                by_key = {t.key: t for t in pending}
-                keys = claim_cells(
-                    store,
-                    study_id,
-                    self.name,
-                    list(by_key),
-                    worker,
-                    redo=redo,
-                    stale_after=stale_after,
-                )
-                return (by_key[k] for k in keys)
-
-            bar = None
-            if progress is True:
-                from tqdm.auto import tqdm
-
-                bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=self.name)
-            beat.start()
-            try:
-                pending, redo_now = candidates, redo
-                while pending:
-                    for rec in self._execute(claimed(pending, redo_now), payloads, n_jobs):
-                        if not store.write_cell(study_id, rec, worker=worker):
-                            continue  # taken over meanwhile (we were presumed dead): theirs counts
-                        n_done += 1
-                        if bar is not None:
-                            bar.update(1)
-                            if rec.status != "ok":
-                                bar.set_postfix_str(
-                                    f"last {rec.status}: {rec.key.dataset}/"
-                                    f"{rec.key.split}/{rec.key.method}"
-                                )
-                        elif callable(progress):
-                            progress(rec, n_done, n_total)
-                    # Cells other workers still run: wait for them, and take over the claims of
-                    # those that die (once their heartbeat is stale), so that the study is
-                    # complete when this run returns.
-                    redo_now = ()
-                    while True:
-                        stored = store.finished(self.name)
-                        left = [t for t in candidates if t.key not in stored]
-                        if not left:
-                            pending = []
-                            break
-                        running = store.running(self.name)
-                        stale = store.stale(self.name, stale_after)
-                        pending = [t for t in left if t.key not in running or t.key in stale]
-                        if pending:
-                            break
-                        time.sleep(min(_POLL_S, stale_after / 3))
-            finally:
-                if bar is not None:
-                    bar.close()
-        finally:
-            beat.stop()
-            try:
-                store.release(worker)  # an interrupted run gives its cells back at once
-            except Exception:  # a broken database: its claims go stale (this pid ends)
-                pass
-            finally:
-                store.close()
+        run_cells(
+            self.name,
+            self.seed,
+            self.definition(),
+            tasks,
+            payloads,
+            url,
+            n_jobs=n_jobs,
+            retry_failed=retry_failed,
+            replace_changed=replace_changed,
+            progress=progress,
+            stale_after=stale_after,
+        )
         return self
-
-    @staticmethod
-    def _execute(
-        tasks: Iterable[CellTask], payloads: Mapping[CellKey, bytes], n_jobs: int | None
-    ) -> Iterator[CellRecord]:
-        pid = os.getpid()
-        calls = (delayed(run_payload)(t.key, t.seed, payloads[t.key], pid) for t in tasks)
-        if n_jobs == 1:
-            for call in calls:
-                fn, args, kwargs = call
-                yield fn(*args, **kwargs)
-            return
-        parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
-        yield from parallel(calls)
 
     # -- results ---------------------------------------------------------------------------
     def results(self, *, storage: str | None = None) -> pd.DataFrame:
@@ -654,7 +402,7 @@ class Study:
         """The rows of ``df`` (cells or traces) whose (dataset, split, method) is a cell of
         this study's definition."""
         keys = {(k.dataset, k.split, k.method) for k in self.cell_keys()}
-        return _only(df, keys)
+        return only_cells(df, keys)
 
     def compare(
         self,

@@ -174,7 +174,7 @@ def write_verdict(
     A study that cannot be compared (no finished cell, a single method) still gets its report
     saying why, and its anytime figures.
     """
-    from svmtune.verdict_plots import save_verdict_plots
+    from svmtune.study._verdict_plots import save_verdict_plots
 
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)

@@ -214,3 +214,27 @@ def test_list_datasets_columns_and_rows():
     assert "penbased" not in ALL_NAMES
     row = TABLE.set_index("name").loc["german"]
     assert (row["raw_features"], row["features"], row["source"]) == (20, 61, "german.dat")
+
+
+def test_n_rows_is_the_files_row_count_and_names_a_bad_name():
+    """The registry's count, for a name or an alias, without parsing: what every load checks."""
+    from svmtune.datasets import n_rows
+
+    assert n_rows("heart") == len(load("heart")[1]) == 270
+    assert n_rows("diabetis") == n_rows("pima") == 768
+    with pytest.raises(ValueError, match="unknown data set 'Heart'; valid names are"):
+        n_rows("Heart")
+
+
+def test_the_task_table_is_data_every_record_complete():
+    """``data/tasks.toml`` holds the tasks; each names a bundled file and maps every label."""
+    import tomllib
+    from importlib import resources
+
+    text = resources.files("svmtune.datasets").joinpath("data/tasks.toml").read_text("utf-8")
+    records = tomllib.loads(text)["dataset"]
+    assert [r["name"] for r in records] == list(DATASETS)
+    for rec in records:
+        info = DATASETS[rec["name"]]
+        assert info.source in SOURCES and info.positive and info.negative
+        assert not set(info.positive) & set(info.negative)

@@ -292,7 +292,9 @@ def test_a_method_changed_under_the_same_name_is_refused_naming_what_changed(tmp
     changed = small_study(url, Method(LOOEstimate(), Grid(n_points=5), RBF()))
     with pytest.raises(ValueError, match=r"method 'm': tuner\.params\.n_points: 4 -> 5") as e:
         changed.run()
-    assert "new name" in str(e.value) and "--replace-changed" in str(e.value)
+    assert "new name" in str(e.value) and "replace_changed=True" in str(e.value)
+    assert "--" not in str(e.value)  # the library names no command-line flag
+    assert e.value.changed == {"m": ("tuner.params.n_points: 4 -> 5",)}
     # nothing was mixed: the stored cell and definition are the old ones
     assert (
         Storage(url).study_definition("changed")["methods"]["m"]["tuner"]["params"]["n_points"] == 4

@@ -303,7 +303,7 @@ def test_cells_run_longest_expected_first(tmp_path):
     """k-fold CV solves k SVMs per evaluation, the LOO estimate none: the k-fold cells of the
     larger data set (heart, 189 training points, against sonar's 145) start first."""
     from svmtune.objectives import KFoldCV
-    from svmtune.study._study import expected_cost
+    from svmtune.study._runner import expected_cost
 
     study = Study(
         "order",

@@ -1,0 +1,407 @@
+"""Plots of a study: test error against compute time, best-so-far traces, parameter curves.
+
+Each ``plot_*`` function takes DataFrames (``Study.results()``, ``Study.traces()``,
+:func:`svmtune.study.parameter_curve`) and returns a :class:`matplotlib.figure.Figure`, drawn
+without pyplot (no global state, no display needed); :func:`save_plots` writes the standard set
+as PNG files.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from svmtune.study._results import method_means, pareto_mask
+
+__all__ = [
+    "TIME_LABELS",
+    "plot_best_so_far",
+    "plot_error_vs_time",
+    "plot_parameter_curves",
+    "save_plots",
+]
+
+#: Axis labels of the time columns.
+TIME_LABELS = {
+    "cpu_s": "CPU time per tuning run [s]",
+    "wall_s": "wall-clock time per tuning run [s]",
+    "cum_cpu_s": "elapsed CPU time of the tuning run [s]",
+    "cum_wall_s": "elapsed wall-clock time of the tuning run [s]",
+}
+
+_TIME_FLOOR = 1e-4  # seconds; a time shown on a log axis is at least this
+
+
+def _colors(methods: Sequence[str]) -> dict[str, tuple[float, ...]]:
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if len(methods) <= 10 else "tab20"]
+    return {m: cmap(i % cmap.N) for i, m in enumerate(methods)}
+
+
+def _markers(methods: Sequence[str]) -> dict[str, str]:
+    cycle = "osD^vP*Xhp<>"
+    return {m: cycle[i % len(cycle)] for i, m in enumerate(methods)}
+
+
+def shared_legend(fig: Figure, axes: list[Axes]) -> None:
+    """One legend below the panels with every label that any panel shows, once each."""
+    if not axes:
+        return
+    handles: list[Any] = []
+    labels: list[str] = []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="outside lower center", ncols=min(5, len(labels) or 1))
+
+
+def panel_grid(n: int, *, width: float = 4.6, height: float = 3.6) -> tuple[Figure, list[Axes]]:
+    ncols = 2 if n == 4 else min(3, max(n, 1))
+    nrows = max(1, math.ceil(n / ncols))
+    fig_width = max(width * ncols + 0.6, 7.0)
+    fig = Figure(figsize=(fig_width, height * nrows + 1.2), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel().tolist()
+    for ax in axes[n:]:
+        ax.set_visible(False)
+    return fig, axes[:n]
+
+
+def _log_time_axis(ax: Axes) -> None:
+    """Log x axis with plain-number tick labels (1, 2, 5 per decade when the range is short)."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    ax.set_xscale("log")
+    lo, hi = ax.get_xlim()
+    decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
+    subs = (1.0, 2.0, 5.0) if decades <= 2.5 else (1.0,)
+    ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+
+
+def _ok_cells(results: pd.DataFrame, time: str) -> pd.DataFrame:
+    ok = results[results["status"] == "ok"].copy()
+    ok[time] = np.maximum(ok[time].astype(float), _TIME_FLOOR)
+    return ok
+
+
+def _draw_error_time(
+    ax: Axes,
+    cells: pd.DataFrame,
+    means: pd.DataFrame,
+    methods: Sequence[str],
+    colors: dict[str, tuple[float, ...]],
+    markers: dict[str, str],
+    time: str,
+) -> None:
+    for m in methods:
+        c = cells[cells["method"] == m]
+        ax.scatter(
+            c[time],
+            100 * c["test_error"],
+            s=14,
+            alpha=0.35,
+            color=colors[m],
+            marker=markers[m],
+            linewidths=0,
+        )
+    for m in methods:
+        if m not in means.index:
+            continue
+        row = means.loc[m]
+        ax.errorbar(
+            max(float(row[time]), _TIME_FLOOR),
+            100 * row["test_error"],
+            yerr=100 * row["test_error_sd"],
+            fmt=markers[m],
+            color=colors[m],
+            markersize=9,
+            markeredgecolor="black",
+            capsize=4,
+            elinewidth=1.5,
+            label=m,
+            zorder=3,
+        )
+    present = [m for m in methods if m in means.index]
+    if present:
+        x = np.maximum(means.loc[present, time].to_numpy(float), _TIME_FLOOR)
+        y = 100 * means.loc[present, "test_error"].to_numpy(float)
+        front = pareto_mask(x, y)
+        order = np.argsort(x[front])
+        fx, fy = x[front][order], y[front][order]
+        ax.step(fx, fy, where="post", color="0.3", linestyle="--", linewidth=1.2, zorder=2)
+        ax.scatter(
+            fx,
+            fy,
+            s=260,
+            facecolors="none",
+            edgecolors="0.2",
+            linewidths=1.4,
+            zorder=4,
+            label="Pareto front (of the means)",
+        )
+    _log_time_axis(ax)
+    ax.set_xlabel(TIME_LABELS.get(time, f"{time} [s]"))
+    ax.set_ylabel("test error [%]")
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def plot_error_vs_time(
+    results: pd.DataFrame,
+    *,
+    time: str = "cpu_s",
+    by_dataset: bool = False,
+    methods: Sequence[str] | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Test error against compute time per method: one faint point per cell, the method's mean
+    with an error bar (sd over splits), a log time axis, the Pareto front of the means ringed.
+
+    Parameters
+    ----------
+    results : DataFrame
+        ``Study.results()`` (only cells with status ``"ok"`` are drawn).
+    time : {"cpu_s", "wall_s"}, default "cpu_s"
+    by_dataset : bool, default False
+        One panel per data set; else one panel averaged over data sets (each data set weighs
+        the same; the error bar is the mean over data sets of the sd over splits).
+    methods : sequence of str, optional
+        Order (and colours) of the methods.
+    title : str, optional
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> r = pd.DataFrame({"dataset": ["a"] * 4, "split": [0, 1, 0, 1],
+    ...                   "method": ["fast", "fast", "slow", "slow"], "status": ["ok"] * 4,
+    ...                   "test_error": [0.2, 0.25, 0.1, 0.12], "cpu_s": [0.01, 0.02, 1.0, 1.2]})
+    >>> fig = plot_error_vs_time(r)
+    >>> fig.axes[0].get_xscale()
+    'log'
+    """
+    cells = _ok_cells(results, time)
+    names = list(methods) if methods is not None else list(dict.fromkeys(results["method"]))
+    colors, markers = _colors(names), _markers(names)
+    if not by_dataset:
+        fig = Figure(figsize=(7.5, 5.2), layout="constrained")
+        ax = fig.subplots()
+        _draw_error_time(ax, cells, method_means(cells, time=time), names, colors, markers, time)
+        n_data = cells["dataset"].nunique()
+        ax.set_title(
+            title
+            or f"Test error vs {'CPU' if time == 'cpu_s' else 'wall-clock'} time, "
+            f"mean over {n_data} data set{'s' if n_data != 1 else ''}\n"
+            "(faint: one tuning run; marker: mean; bar: sd over splits, averaged over data sets)"
+        )
+        if names:
+            ax.legend(loc="best", fontsize="small", framealpha=0.85)
+        return fig
+    datasets = list(dict.fromkeys(results["dataset"]))
+    fig, axes = panel_grid(len(datasets))
+    for ax, d in zip(axes, datasets, strict=True):
+        sub = cells[cells["dataset"] == d]
+        _draw_error_time(ax, sub, method_means(sub, time=time), names, colors, markers, time)
+        ax.set_title(d)
+    shared_legend(fig, axes)
+    fig.suptitle(
+        title
+        or f"Test error vs {'CPU' if time == 'cpu_s' else 'wall-clock'} time per data set "
+        "(faint: one tuning run; marker and bar: mean ± sd over splits)"
+    )
+    return fig
+
+
+def _best_so_far_at(times: np.ndarray, best: np.ndarray, grid: np.ndarray) -> np.ndarray:
+    """The step function ``best`` (defined from ``times[0]`` on) sampled at ``grid``."""
+    idx = np.searchsorted(times, grid, side="right") - 1
+    out = np.where(idx >= 0, best[np.clip(idx, 0, None)], np.nan)
+    return out
+
+
+def plot_best_so_far(
+    traces: pd.DataFrame,
+    *,
+    time: str = "cum_cpu_s",
+    methods: Sequence[str] | None = None,
+    objectives: Mapping[str, str] | None = None,
+    title: str | None = None,
+) -> Figure:
+    """Best objective value found so far against elapsed time: one panel per data set and
+    objective, so that only values of one objective share an axis.
+
+    Thin lines are single tuning runs. The bold line is the mean over the splits; it starts
+    when the slowest run has its first value (before that the mean is undefined), and there it
+    may lie below the thin lines' starts, since faster runs have improved by then.
+
+    Parameters
+    ----------
+    traces : DataFrame
+        ``Study.traces()``: ``dataset, split, method, eval``, a time column and ``best_value``.
+    time : {"cum_cpu_s", "cum_wall_s"}, default "cum_cpu_s"
+    methods : sequence of str, optional
+    objectives : dict method -> str, optional
+        The objective each method tunes (e.g. from :func:`svmtune.study.objective_labels`);
+        methods with the same objective share a panel. Without it every method is taken to
+        have its own objective (one panel per method and data set).
+    title : str, optional
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"dataset": ["a"] * 3, "split": [0] * 3, "method": ["m"] * 3,
+    ...                   "eval": [0, 1, 2], "cum_cpu_s": [0.1, 0.2, 0.3],
+    ...                   "best_value": [0.3, 0.2, 0.2]})
+    >>> fig = plot_best_so_far(t, objectives={"m": "LOO_2"})
+    >>> fig.axes[0].get_xscale(), fig.axes[0].get_title()
+    ('log', 'a: LOO_2')
+    """
+    names = list(methods) if methods is not None else list(dict.fromkeys(traces["method"]))
+    names = [m for m in names if m in set(traces["method"])] or names
+    colors = _colors(names)
+    label = {m: (objectives or {}).get(m, m) for m in names}
+    groups = list(dict.fromkeys(label[m] for m in names))
+    datasets = list(dict.fromkeys(traces["dataset"]))
+    panels = [(d, o) for d in datasets for o in groups]
+    fig, axes = panel_grid(len(panels))
+    tr = traces.copy()
+    tr[time] = np.maximum(tr[time].astype(float), _TIME_FLOOR)
+    tr["best_value"] = tr["best_value"].astype(float).replace([np.inf, -np.inf], np.nan)
+    for ax, (d, o) in zip(axes, panels, strict=True):
+        sub = tr[tr["dataset"] == d]
+        tmax = float(sub[time].max()) if len(sub) else 1.0
+        for m in (m for m in names if label[m] == o):
+            runs = [g.sort_values("eval") for _, g in sub[sub["method"] == m].groupby("split")]
+            if not runs:
+                continue
+            for g in runs:
+                ax.step(
+                    g[time],
+                    100 * g["best_value"],
+                    where="post",
+                    color=colors[m],
+                    alpha=0.25,
+                    linewidth=0.8,
+                )
+            start = max(float(g[time].iloc[0]) for g in runs)
+            end = max(float(g[time].iloc[-1]) for g in runs)
+            grid = np.geomspace(start, max(end, start * 1.0001), 200)
+            curves = [
+                _best_so_far_at(g[time].to_numpy(float), g["best_value"].to_numpy(float), grid)
+                for g in runs
+            ]
+            ax.plot(grid, 100 * np.nanmean(curves, axis=0), color=colors[m], linewidth=2.2, label=m)
+        ax.set_xscale("log")
+        ax.set_xlim(right=tmax * 1.3)
+        _log_time_axis(ax)
+        ax.set_xlabel(TIME_LABELS.get(time, f"{time} [s]"))
+        ax.set_ylabel("best value so far [%]")
+        ax.set_title(f"{d}: {o}")
+        ax.grid(True, alpha=0.3)
+    shared_legend(fig, axes)
+    clock = "CPU" if "cpu" in time else "wall-clock"
+    fig.suptitle(
+        title
+        or f"Best objective value found so far vs elapsed {clock}"
+        " time, one panel per data set and objective\n(thin: one tuning run; bold: mean over "
+        "splits, from when every run has its first value)"
+    )
+    return fig
+
+
+def plot_parameter_curves(
+    curves: pd.DataFrame,
+    *,
+    by: str = "objective",
+    title: str | None = None,
+    estimate_label: str = "loo estimate (training part)",
+    test_label: str = "true misclassification (test part)",
+) -> Figure:
+    """Fischetti's Fig. 2: an objective's estimate and the test error along one parameter.
+
+    Parameters
+    ----------
+    curves : DataFrame
+        Rows of :func:`svmtune.study.parameter_curve`, several objectives concatenated.
+    by : str, default "objective"
+        The column naming the panels.
+    title, estimate_label, test_label : str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> c = pd.DataFrame({"objective": ["LOO2"] * 3, "param": ["gamma"] * 3,
+    ...                   "value": [0.05, 0.1, 0.2], "estimate": [0.2, 0.15, 0.18],
+    ...                   "test_error": [0.22, 0.17, 0.19]})
+    >>> plot_parameter_curves(c).axes[0].get_xlabel()
+    'gamma'
+    """
+    panels = list(dict.fromkeys(curves[by]))
+    fig, axes = panel_grid(len(panels), width=4.4, height=3.4)
+    for ax, p in zip(axes, panels, strict=True):
+        c = curves[curves[by] == p].sort_values("value")
+        ax.plot(
+            c["value"], 100 * c["estimate"], linestyle="--", color="tab:blue", label=estimate_label
+        )
+        ax.plot(c["value"], 100 * c["test_error"], color="tab:red", label=test_label)
+        if c["estimate"].notna().any():
+            best = c.loc[c["estimate"].idxmin()]
+            ax.axvline(best["value"], color="0.5", linewidth=0.8, linestyle=":")
+        pname = str(c["param"].iloc[0]) if "param" in c.columns and len(c) else "parameter"
+        ax.set_xlabel(pname)
+        ax.set_ylabel("misclassification [%]")
+        ax.set_title(str(p))
+        ax.grid(True, alpha=0.3)
+    if axes:
+        handles, labels = axes[0].get_legend_handles_labels()
+        handles.append(axes[0].axvline(np.nan, color="0.5", linewidth=0.8, linestyle=":"))
+        labels.append("minimum of the estimate")
+        fig.legend(handles, labels, loc="outside lower center", ncols=3)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def save_plots(
+    results: pd.DataFrame,
+    traces: pd.DataFrame,
+    outdir: str | Path,
+    *,
+    methods: Sequence[str] | None = None,
+    objectives: Mapping[str, str] | None = None,
+    dpi: int = 120,
+) -> list[Path]:
+    """Write the standard plots of a study as PNG files in ``outdir``; return their paths.
+
+    ``error_vs_time.png`` (averaged over data sets), ``error_vs_time_by_dataset.png`` and
+    ``best_so_far.png`` (one panel per data set and objective, see :func:`plot_best_so_far`).
+    Nothing is drawn from an empty frame.
+    """
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths: list[Path] = []
+    ok = results[results["status"] == "ok"] if len(results) else results
+    if len(ok):
+        for name, fig in (
+            ("error_vs_time.png", plot_error_vs_time(results, methods=methods)),
+            (
+                "error_vs_time_by_dataset.png",
+                plot_error_vs_time(results, by_dataset=True, methods=methods),
+            ),
+        ):
+            fig.savefig(out / name, dpi=dpi)
+            paths.append(out / name)
+    if len(traces):
+        fig = plot_best_so_far(traces, methods=methods, objectives=objectives)
+        fig.savefig(out / "best_so_far.png", dpi=dpi)
+        paths.append(out / "best_so_far.png")
+    return paths

@@ -1,0 +1,292 @@
+"""The verdict's figures: critical-difference diagram, anytime profiles, ECDF data profile.
+
+Each ``plot_*`` function returns a :class:`matplotlib.figure.Figure` drawn without pyplot;
+:func:`save_verdict_plots` writes the set as PNG files. The data come from
+:func:`svmtune.study.compare` and :mod:`svmtune.study._profiles`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+
+from svmtune.study._compare import Comparison
+from svmtune.study._plots import panel_grid, shared_legend
+from svmtune.study._profiles import (
+    COST_AXES,
+    anytime_profile,
+    budget_grid,
+    cost_axis,
+    ecdf_profile,
+    methods_with_cost,
+    normalized_profile,
+)
+
+__all__ = [
+    "plot_anytime",
+    "plot_cd_diagram",
+    "plot_ecdf",
+    "plot_normalized_profile",
+    "save_verdict_plots",
+]
+
+_METRIC_LABELS = {
+    "incumbent_test_error": "test error of the incumbent",
+    "best_value": "objective: best value so far",
+}
+
+
+def _styles(methods: Sequence[str], traces: pd.DataFrame) -> dict[str, dict[str, Any]]:
+    """Line colour and style per method: tab20's ten dark shades first, then the light ones (so
+    up to ten methods get ten distinct hues); methods that count no kernel evaluations (peers)
+    dashed."""
+    from matplotlib import colormaps
+
+    cmap = colormaps["tab10" if len(methods) <= 10 else "tab20"]
+    counted = set(methods_with_cost(traces, "cum_kernel_evals")) if not traces.empty else set()
+    out: dict[str, dict[str, Any]] = {}
+    for i, m in enumerate(methods):
+        j = i if len(methods) <= 10 else (2 * i) % 20 + (2 * i // 20) % 2
+        out[m] = {"color": cmap(j % cmap.N), "ls": "-" if m in counted else "--"}
+    return out
+
+
+def _left_out_title(left: Sequence[str]) -> str:
+    if len(left) <= 2:
+        return f"without {', '.join(left)} (no kernel evaluations counted)"
+    return f"without the {len(left)} methods that count no kernel evaluations (the peers)"
+
+
+def _cost_label(cost: str) -> str:
+    return f"cumulative {COST_AXES[cost_axis(cost)]} of the tuning run"
+
+
+def plot_cd_diagram(comparison: Comparison) -> Figure:
+    """Demšar's critical-difference diagram: average ranks on an axis, methods the Nemenyi
+    test does not separate joined by a bar, and the critical difference drawn above.
+
+    Draws with ``scikit_posthocs.critical_difference_diagram``. When the Nemenyi test is not
+    applicable (fewer than 5 data sets or 3 methods) the ranks are drawn without bars and the
+    reason is written on the figure.
+    """
+    import scikit_posthocs as sp
+
+    ranks = comparison.ranks
+    k = len(ranks)
+    fig = Figure(figsize=(8.0, 1.2 + 0.32 * k), layout="constrained")
+    ax = fig.subplots()
+    nem = comparison.posthoc.get("nemenyi")
+    applicable = nem is not None and not nem.empty
+    if applicable:
+        sig = nem
+    else:  # no test: p = 0 everywhere off the diagonal, so no bar joins any methods
+        sig = pd.DataFrame(np.eye(k), index=ranks.index, columns=ranks.index)
+    cd = comparison.critical_difference if applicable else None
+    sp.critical_difference_diagram(
+        ranks,
+        sig,
+        ax=ax,
+        alpha=comparison.alpha,
+        cd=cd,
+        label_fmt_left="{label} ({rank:.2f})",
+        label_fmt_right="({rank:.2f}) {label}",
+    )
+    title = f"Average rank of mean test error over {comparison.n_datasets} data sets (1 = best)"
+    if applicable:
+        cd_text = f"{comparison.critical_difference:.2f}"
+        title += f"; Nemenyi CD = {cd_text} at alpha = {comparison.alpha:g}"
+    else:
+        title += f"\n{comparison.friedman.reason}: no significance bars"
+    ax.set_title(title, fontsize=9)
+    return fig
+
+
+def plot_anytime(
+    traces: pd.DataFrame,
+    *,
+    cost: str = "cum_cpu_s",
+    metric: str = "incumbent_test_error",
+    methods: Sequence[str] | None = None,
+    datasets: Sequence[str] | None = None,
+) -> Figure:
+    """One panel per data set: ``metric`` against cumulative ``cost`` (log axis), the median
+    over the splits as a line and the interquartile range as a band, per method.
+
+    Methods whose traces do not count ``cost`` (peers count no kernel evaluations) are left out.
+    """
+    cost = cost_axis(cost)
+    have = methods_with_cost(traces, cost)
+    mnames = [m for m in (methods or have) if m in have]
+    prof = anytime_profile(traces, cost=cost, metric=metric, methods=mnames)
+    dnames = list(datasets) if datasets is not None else list(dict.fromkeys(prof["dataset"]))
+    style = _styles(list(methods or mnames), traces)
+    fig, axes = panel_grid(len(dnames), width=3.6, height=2.8)
+    for ax, d in zip(axes, dnames, strict=True):
+        for m in mnames:
+            p = prof[(prof["dataset"] == d) & (prof["method"] == m)]
+            if p.empty or p["median"].isna().all():
+                continue
+            ax.plot(p["budget"], p["median"], label=m, lw=1.4, **style[m])
+            ax.fill_between(
+                p["budget"], p["q25"], p["q75"], color=style[m]["color"], alpha=0.12, lw=0
+            )
+        ax.set_xscale("log")
+        ax.set_title(d, fontsize=9)
+        ax.grid(True, which="major", alpha=0.3)
+    if axes:
+        axes[0].set_ylabel(_METRIC_LABELS[metric])
+        for ax in axes[-min(3, len(axes)) :]:
+            ax.set_xlabel(_cost_label(cost))
+    fig.suptitle(
+        f"{_METRIC_LABELS[metric].capitalize()} against {COST_AXES[cost]}: median over splits, "
+        "interquartile band",
+        fontsize=10,
+    )
+    shared_legend(fig, axes)
+    return fig
+
+
+def _cost_profiles(
+    traces: pd.DataFrame,
+    methods: Sequence[str] | None,
+    draw: Callable[[Axes, str, list[str], pd.DataFrame, dict[str, dict[str, Any]]], None],
+    *,
+    ylim: tuple[float, float],
+    ylabel: str,
+    suptitle: str,
+) -> Figure:
+    """Two panels, CPU seconds and kernel evaluations on log axes: ``draw(ax, cost, methods,
+    their traces, styles)`` draws the methods that count ``cost``; a panel none counts is
+    hidden, and the methods left out of a panel are named in its title."""
+    fig = Figure(figsize=(11.0, 5.0), layout="constrained")
+    axes = fig.subplots(1, 2, squeeze=False).ravel().tolist()
+    allm = list(methods or dict.fromkeys(traces["method"]))
+    style = _styles(allm, traces)
+    for ax, cost in zip(axes, COST_AXES, strict=True):
+        have = methods_with_cost(traces, cost)
+        mnames = [m for m in allm if m in have]
+        if not mnames:
+            ax.set_visible(False)
+            continue
+        draw(ax, cost, mnames, traces[traces["method"].isin(mnames)], style)
+        ax.set_xscale("log")
+        ax.set_ylim(*ylim)
+        ax.set_xlabel(_cost_label(cost))
+        ax.grid(True, which="major", alpha=0.3)
+        left = [m for m in allm if m not in have]
+        if left:
+            ax.set_title(_left_out_title(left), fontsize=8)
+    axes[0].set_ylabel(ylabel)
+    fig.suptitle(suptitle, fontsize=10)
+    shared_legend(fig, axes)
+    return fig
+
+
+def plot_normalized_profile(
+    traces: pd.DataFrame, *, methods: Sequence[str] | None = None
+) -> Figure:
+    """Mean normalized score over the data sets (1 = best method at that budget, 0 = worst or
+    no answer yet) against CPU seconds and kernel evaluations."""
+
+    def draw(
+        ax: Axes,
+        cost: str,
+        mnames: list[str],
+        sub: pd.DataFrame,
+        style: dict[str, dict[str, Any]],
+    ) -> None:
+        prof = normalized_profile(sub, cost=cost, grid=budget_grid(sub, cost))
+        mean = prof[prof["dataset"] == "(mean)"]
+        for m in mnames:
+            p = mean[mean["method"] == m]
+            ax.plot(p["budget"], p["score"], label=m, lw=1.5, **style[m])
+
+    return _cost_profiles(
+        traces,
+        methods,
+        draw,
+        ylim=(-0.03, 1.03),
+        ylabel="normalized score, mean over data sets",
+        suptitle="Normalized score of the incumbent's mean test error per data set (1 = best "
+        "method at that budget, 0 = worst or no answer yet)",
+    )
+
+
+def plot_ecdf(traces: pd.DataFrame, *, methods: Sequence[str] | None = None) -> Figure:
+    """COCO's data profile against CPU seconds and kernel evaluations: the fraction of
+    (data set, split, target) triples reached, targets the best final test error of each split
+    plus 0, 1, 2, 5 and 10 points."""
+
+    def draw(
+        ax: Axes,
+        cost: str,
+        mnames: list[str],
+        sub: pd.DataFrame,
+        style: dict[str, dict[str, Any]],
+    ) -> None:
+        # targets come from every method's final answers, the axis from the ones counting cost
+        e = ecdf_profile(traces, cost=cost, grid=budget_grid(sub, cost), methods=mnames)
+        for m in mnames:
+            p = e[e["method"] == m]
+            ax.step(p["budget"], p["fraction"], where="post", label=m, lw=1.5, **style[m])
+
+    return _cost_profiles(
+        traces,
+        methods,
+        draw,
+        ylim=(-0.02, 1.02),
+        ylabel="fraction of (data set, split, target) reached",
+        suptitle="Data profile: targets = best final test error of each split + "
+        "{0, 1, 2, 5, 10} points",
+    )
+
+
+def save_verdict_plots(
+    comparison: Comparison | None,
+    traces: pd.DataFrame,
+    outdir: str | Path,
+    *,
+    methods: Sequence[str] | None = None,
+    dpi: int = 130,
+) -> list[Path]:
+    """Write ``cd_diagram.png`` (when a comparison is given), ``anytime_test_error_cpu.png``,
+    ``anytime_test_error_kernel_evals.png``, ``anytime_objective_cpu.png``,
+    ``anytime_normalized.png`` and ``ecdf.png``; the ones the traces cannot give (no incumbent
+    test errors: a study stored before they were recorded) are skipped."""
+    out = Path(outdir)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+
+    def save(fig: Figure, name: str) -> None:
+        fig.savefig(out / name, dpi=dpi)
+        written.append(out / name)
+
+    if comparison is not None:
+        save(plot_cd_diagram(comparison), "cd_diagram.png")
+    if traces.empty:
+        return written
+    has_incumbent = (
+        "incumbent_test_error" in traces.columns
+        and pd.to_numeric(traces["incumbent_test_error"], errors="coerce").notna().any()
+    )
+    if has_incumbent:
+        save(plot_anytime(traces, cost="cum_cpu_s", methods=methods), "anytime_test_error_cpu.png")
+        if methods_with_cost(traces, "cum_kernel_evals"):
+            save(
+                plot_anytime(traces, cost="cum_kernel_evals", methods=methods),
+                "anytime_test_error_kernel_evals.png",
+            )
+        save(plot_normalized_profile(traces, methods=methods), "anytime_normalized.png")
+        save(plot_ecdf(traces, methods=methods), "ecdf.png")
+    if np.isfinite(pd.to_numeric(traces["best_value"], errors="coerce")).any():
+        save(
+            plot_anytime(traces, cost="cum_cpu_s", metric="best_value", methods=methods),
+            "anytime_objective_cpu.png",
+        )
+    return written
