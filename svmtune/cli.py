@@ -179,8 +179,6 @@ def _changed_study_hint() -> Iterator[None]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    import joblib
-
     from svmtune.study import Storage, objective_labels, write_report
 
     if args.n_jobs == 0:
@@ -203,6 +201,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             client = Client(args.scheduler, timeout=args.connect_timeout)
         except (OSError, TimeoutError) as exc:
             raise ValueError(f"cannot reach the dask scheduler {args.scheduler!r}: {exc}") from exc
+        import joblib
+
         stack = contextlib.ExitStack()
         stack.enter_context(client)
         stack.enter_context(joblib.parallel_config(backend="dask"))

@@ -9,7 +9,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
@@ -305,6 +304,8 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         else:
             seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
         seeds = [seed] if k == 2 else [_child_seed(seed, p) for p in range(len(problems))]
+        from joblib import Parallel, delayed  # ~0.2 s to import: only when used
+
         fitted = Parallel(n_jobs=self.n_jobs)(
             delayed(self._fit_problem)(
                 objective, tuner, kernel, C, Xs, cs, ys if k == 2 else None, prob, s, classes

@@ -8,7 +8,6 @@ from collections.abc import Callable, Mapping
 from typing import ClassVar
 
 import numpy as np
-from joblib import Parallel, delayed
 from numpy.typing import NDArray
 
 from svmtune._validation import as_rng, check_n_jobs, check_positive_int
@@ -348,6 +347,8 @@ class _BoundKFoldCV(BoundSVMObjective):
             results[0] = first
             seeds = [first[0].alpha] * k
             todo = todo[1:]
+        from joblib import Parallel, delayed  # ~0.2 s to import: only when used
+
         done = Parallel(n_jobs=self.objective.n_jobs, prefer="threads")(
             delayed(self._solve_fold)(f, C, kp, K, seeds[f]) for f in todo
         )

@@ -1,0 +1,95 @@
+"""Heavy libraries load only where they are used.
+
+scikit-learn (with scipy), numba and the compiled solver loops, joblib and matplotlib cost
+seconds to import. Building a study's options, loading a study file and reading its stored
+results must not pay for them: each is checked in a fresh interpreter, by the modules it leaves
+out of ``sys.modules`` (a count, not a time).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("sklearn", "scipy", "numba", "joblib", "matplotlib", "dask", "distributed")
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _loaded_after(code: str, tmp_path: Path) -> list[str]:
+    probe = textwrap.dedent(code) + textwrap.dedent(
+        f"""
+        import sys
+        print("loaded:" + ",".join(m for m in {HEAVY!r} if m in sys.modules))
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        timeout=300,
+    ).stdout
+    last = out.strip().splitlines()[-1]
+    assert last.startswith("loaded:"), out
+    return [m for m in last.removeprefix("loaded:").split(",") if m]
+
+
+def test_building_a_study_loads_no_heavy_library(tmp_path: Path) -> None:
+    code = """
+        from svmtune.kernels import RBF, AnisotropicRBF
+        from svmtune.objectives import ExactLOO, KFoldCV, LOOEstimate, PlattError
+        from svmtune.study import Method, Study
+        from svmtune.tuners import TPE, VNS, Bisection, GradientDescent, Grid
+        import svmtune.cli
+        study = Study(
+            "probe",
+            datasets=["heart"],
+            n_splits=1,
+            methods={
+                "cv": Method(KFoldCV(k=5), Grid(n_points=2), RBF()),
+                "tpe": Method(KFoldCV(k=5), TPE(max_evals=3), AnisotropicRBF(n_features=23)),
+                "loo": Method(ExactLOO(), VNS(max_evals=3), RBF()),
+                "loo2": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
+                "platt": Method(PlattError(), GradientDescent(), RBF()),
+            },
+        )
+        assert len(study.cell_keys()) == 5
+    """
+    assert _loaded_after(code, tmp_path) == []
+
+
+@pytest.mark.slow
+def test_a_stored_rerun_loads_no_heavy_library(tmp_path: Path) -> None:
+    study = tmp_path / "tiny.py"
+    study.write_text(
+        textwrap.dedent(
+            """
+            from svmtune.kernels import RBF
+            from svmtune.objectives import KFoldCV, LOOEstimate
+            from svmtune.study import Method, Study
+            from svmtune.tuners import Bisection, Grid
+
+            study = Study(
+                "tiny",
+                datasets=["heart"],
+                n_splits=1,
+                methods={
+                    "cv": Method(KFoldCV(k=3), Grid(n_points=2), RBF()),
+                    "loo2": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
+                },
+            )
+            """
+        )
+    )
+    run = ["run", str(study), "--output", "out", "--n-jobs", "1"]
+    code = f"""
+        from svmtune.cli import main
+        assert main({run!r}) == 0
+    """
+    _loaded_after(code, tmp_path)  # computes and stores every cell
+    assert _loaded_after(code, tmp_path) == []  # reads them back
