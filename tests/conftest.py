@@ -6,6 +6,11 @@ binaries are installed. Each test gets a database of its own. Without a server t
 saying why; with ``SVMTUNE_REQUIRE_POSTGRES=1`` (CI) they fail instead.
 
 dask: a ``dask scheduler`` and two ``dask worker`` processes on loopback, started per test.
+
+Property tests (hypothesis) draw fresh examples on every run, to keep searching the parameter
+box; ``SVMTUNE_HYPOTHESIS_PROFILE=ci`` (``.ci/run``) draws a fixed sequence instead, so that a CI
+verdict is reproducible. A counterexample found on a random run is a bug to fix (hypothesis
+prints it and replays it first on the next run).
 """
 
 from __future__ import annotations
@@ -22,6 +27,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("SVMTUNE_HYPOTHESIS_PROFILE"):
+    settings.load_profile(os.environ["SVMTUNE_HYPOTHESIS_PROFILE"])
 
 ROOT = Path(__file__).resolve().parents[1]
 # The tests' own helper modules (``tests._oracles``, ``tests.solvers._data``, ...) live in the
