@@ -42,7 +42,7 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 
 from svmtune._validation import check_labels, check_n_jobs, check_positive, check_positive_int
-from svmtune.solvers import _exact_loo_loop, _smo_loop
+from svmtune.solvers import _exact_loo_loop, _shrinking
 from svmtune.solvers.kernel_rows import FullGram, KernelRows
 from svmtune.solvers.smo import SMO, SMOResult, SMORun, decision_from_gradient
 
@@ -284,7 +284,7 @@ def _retrain_shrinking(
             )
             # a retrain starts next to its optimum: it shrinks after its first SHRINK_AFTER steps
             # (made above), not after min(n, 1000) as an SMO from scratch
-            sr._state[_smo_loop.COUNTER] = 1
+            sr._state[_shrinking.COUNTER] = 1
             sr.run()
             dec[k] = _left_out_decision(y, sr.gradient, r)
             status[k] = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER

@@ -35,10 +35,8 @@ from numpy.typing import ArrayLike, NDArray
 from sklearn.exceptions import ConvergenceWarning
 
 from svmtune._validation import check_labels, check_positive, check_X
-from svmtune.kernels._base import KernelModel
-from svmtune.kernels.linear import Linear
-from svmtune.kernels.rbf import RBF
-from svmtune.solvers import _smo_loop
+from svmtune.kernels import KernelModel
+from svmtune.solvers import _shrinking, _smo_loop
 from svmtune.solvers._rbf_gram import rbf_gram
 from svmtune.solvers.kernel_rows import (
     DEFAULT_MEMORY_BUDGET,
@@ -184,18 +182,23 @@ def feasible_start(
     return a
 
 
-def _rows_beat_gram(kernel: KernelModel | None, n: int, d: int) -> bool:
+def _rows_beat_gram(
+    kernel: KernelModel | None, params: Mapping[str, float], n: int, d: int
+) -> bool:
     """Whether kernel rows computed on demand in the compiled loop are the faster source.
 
-    Only RBF and linear rows are computed there. The full Gram matrix costs ``n^2`` entries in
-    one cache-blocked BLAS product; rows cost only the entries the solve touches (10-70% of
-    ``n^2`` at 500-5,000 points) through matrix-vector products. Measured with one BLAS thread
+    Only the rows of kernels with an inner-product form (RBF, linear) are computed there. The
+    full Gram matrix costs ``n^2`` entries in one cache-blocked BLAS product; rows cost only the
+    entries the solve touches (10-70% of ``n^2`` at 500-5,000 points) through matrix-vector
+    products. Measured with one BLAS thread
     (benchmarks/smo.py, banana, ringnorm, twonorm, pima, german, splice at 500-5,000 points):
     rows are faster beyond about 500 points while ``d <= 64`` (1.3-5x at 700-5,000 points, up
     to 20% slower on pima and german, where most points are support vectors); for long points
     (splice, ``d = 240``) the blocked product stays 2-3x faster.
     """
-    return type(kernel) in (RBF, Linear) and n > 500 and d <= 64
+    if n <= 500 or d > 64 or not isinstance(kernel, KernelModel):
+        return False
+    return kernel.inner_product_form(params) is not None
 
 
 class SMORun:
@@ -259,7 +262,7 @@ class SMORun:
                 gbar = y * ((C[at_c] * y[at_c]) @ store.rows_of(np.flatnonzero(at_c)))
         self._Gbar = np.ascontiguousarray(gbar, dtype=np.float64)
         self._order = active.copy()
-        self._state = _smo_loop.new_state(int(active.shape[0]))
+        self._state = _shrinking.new_state(int(active.shape[0]))
         self._stale = False
         store.epoch[0] += 1  # partial rows of an earlier solve are not rows of this one
         self._evals0 = store.kernel_evals
@@ -281,7 +284,7 @@ class SMORun:
         """
         if self._stale:
             self._stale = False
-            size = int(self._state[_smo_loop.SIZE])
+            size = int(self._state[_shrinking.SIZE])
             if size < self.n:
                 inside = np.zeros(self.n, dtype=bool)
                 inside[self._order[:size]] = True
@@ -294,7 +297,7 @@ class SMORun:
     @property
     def n_active(self) -> int:
         """Variables the loop currently optimises (fewer than ``active`` once some are shrunk)."""
-        return int(self._state[_smo_loop.SIZE])
+        return int(self._state[_shrinking.SIZE])
 
     @property
     def kernel_evals(self) -> int:
@@ -350,7 +353,7 @@ class SMORun:
             budget -= steps
             self.gap = float(gap)
             moved = moved or steps > 0
-            size = int(state[_smo_loop.SIZE])
+            size = int(state[_shrinking.SIZE])
             if status == _smo_loop.NEED_ROW:
                 store.fetch(int(need), order[:size] if size < m else None)
                 continue
@@ -360,12 +363,12 @@ class SMORun:
             if status == _smo_loop.RECONSTRUCT:
                 targets = np.sort(order[size:])
                 store.refresh_gradient(self._G, self._Gbar, self.alpha, self.y, self.C, targets)
-                state[_smo_loop.SIZE] = m
+                state[_shrinking.SIZE] = m
                 store.epoch[0] += 1
                 continue
             self.converged = status == _smo_loop.CONVERGED
             break
-        if moved and int(state[_smo_loop.SIZE]) < self.n:
+        if moved and int(state[_shrinking.SIZE]) < self.n:
             self._stale = True
         if not self.converged and self.iterations >= self.max_iter and not self._warned:
             self._warned = True
@@ -520,12 +523,13 @@ class SMO:
         Xc = check_X(X)
         if Xc.shape[0] != n:
             raise ValueError(f"X has {Xc.shape[0]} rows but y has {n} labels")
-        if 8 * n * n <= self.memory_budget and not _rows_beat_gram(kernel, n, Xc.shape[1]):
+        if 8 * n * n <= self.memory_budget and not _rows_beat_gram(kernel, params, n, Xc.shape[1]):
             if not isinstance(kernel, KernelModel):
                 raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
-            if type(kernel) is RBF:  # exactly symmetric, unit diagonal, PSD: nothing to check
-                gamma = kernel.check_params(params)["gamma"]
-                return FullGram(rbf_gram(Xc, gamma), check=False), n * n
+            form = kernel.inner_product_form(params)
+            if form is not None and form.kind == "rbf":
+                # fused; exactly symmetric, unit diagonal, PSD: nothing to check
+                return FullGram(rbf_gram(Xc, form.gamma), check=False), n * n
             K = as_f8_2d(kernel.prepare(Xc).gram(params))
             if self.check_kernel:
                 check_gram(K, name=f"Gram matrix of {kernel!r}")
