@@ -194,6 +194,7 @@ def retrain_one(
     n = y.shape[0]
     Cv = np.full(n, C)  # the pair step's per-variable bound
     no_order = np.empty(0, dtype=np.int64)  # positions are the variables themselves
+    yes = np.bool_(True)  # typed, not literal: a literal True would compile the helpers again
     for t in range(n):
         alpha[t] = alpha_full[t]
         G[t] = G_full[t]
@@ -263,7 +264,7 @@ def retrain_one(
         gmin = np.inf
         if i >= 0:
             gmin, j = select_j(
-                y, Cv, alpha, G, diag, n, r, gmax, True, K[i], diag[i], no_order, True
+                y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes
             )
         if i < 0 or j < 0 or gmax - gmin < tol:
             b = _bias(y, G, r, z)
@@ -287,7 +288,7 @@ def retrain_one(
         ci = y[i] * (alpha[i] - old_i)
         cj = y[j] * (alpha[j] - old_j)
         if not franc:
-            add_pair(G, y, Ki, Kj, ci, cj, n, no_order, True)
+            add_pair(G, y, Ki, Kj, ci, cj, n, no_order, yes)
         else:
             # Ascend H on the two coordinates whose rows are at hand, in the same pass as G.
             ur = u[r]

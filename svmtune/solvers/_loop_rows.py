@@ -106,7 +106,8 @@ def compute_row(r, cache, source, order, size, complete):  # pragma: no cover - 
             for idx in range(cnt):
                 row[order[idx]] = val[idx]
         else:
-            row[:] = val
+            for t in range(cnt):  # a loop: numba's slice assignment costs 2 s of compile time
+                row[t] = val[t]
         row[r] = 1.0  # r is active: its own entry is always computed
     row_epoch[s] = epoch[0] if partial else -1
     stamp[s] = clock[0]

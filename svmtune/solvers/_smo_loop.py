@@ -132,6 +132,9 @@ def smo_loop(
     gap = np.inf
     status = CONVERGED
     need = -1
+    # typed (not literal) arguments: a literal -1 or True would compile the helpers again
+    no_skip = np.int64(-1)
+    complete = np.bool_(True)
     # While some variables are out of the loop (shrunk, or left out by the caller) the passes
     # run over contiguous copies of the active prefix (packed: yP, CP, aP, GP, dP at positions
     # idx of order[:size]) instead of gathering through order at every read; G is written back
@@ -173,12 +176,12 @@ def smo_loop(
         # positions index the packed copies, else the variables themselves
         yS, CS, aS, GS, dS = (yP, CP, aP, GP, dP) if packed else (y, C, alpha, G, diag)
         # ---- working-set selection: i maximises v = -y G over I_up, j by _pair_step ---------
-        gmax, pi = select_i(yS, CS, aS, GS, size, -1)
+        gmax, pi = select_i(yS, CS, aS, GS, size, no_skip)
         i = order[pi] if packed and pi >= 0 else pi
         Ki = diag  # not read by the first-order selection
         kii = 0.0
         if second_order and i >= 0:
-            if not ensure_row(i, cache, source, order, size, False):
+            if not ensure_row(i, cache, source, order, size, not complete):
                 status, need = NEED_ROW, i
                 break
             si = slot[i]
@@ -190,7 +193,7 @@ def smo_loop(
         pj = -1
         if i >= 0 or not second_order:
             gmin, pj = select_j(
-                yS, CS, aS, GS, dS, size, -1, gmax, second_order, Ki, kii, order, not packed
+                yS, CS, aS, GS, dS, size, no_skip, gmax, second_order, Ki, kii, order, not packed
             )
         j = order[pj] if packed and pj >= 0 else pj
         gap = -np.inf if i < 0 or j < 0 else gmax - gmin
@@ -207,12 +210,12 @@ def smo_loop(
         if steps >= max_steps:
             status = MAX_STEPS
             break
-        if not ensure_row(i, cache, source, order, size, False):
+        if not ensure_row(i, cache, source, order, size, not complete):
             status, need = NEED_ROW, i
             break
         stamp[slot[i]] = clock[0]  # row i stays while row j is fetched
         clock[0] += 1
-        if not ensure_row(j, cache, source, order, size, False):
+        if not ensure_row(j, cache, source, order, size, not complete):
             status, need = NEED_ROW, j
             break
         si = slot[i]
@@ -239,7 +242,7 @@ def smo_loop(
                 stamp[slot[i]] = clock[0]
                 stamp[slot[j]] = clock[0]
                 clock[0] += 1
-                compute_row(r, cache, source, order, size, True)
+                compute_row(r, cache, source, order, size, complete)
         if need >= 0:
             break
         Ki = rows[slot[i]]
