@@ -263,9 +263,7 @@ def retrain_one(
         j = -1
         gmin = np.inf
         if i >= 0:
-            gmin, j = select_j(
-                y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes
-            )
+            gmin, j = select_j(y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes)
         if i < 0 or j < 0 or gmax - gmin < tol:
             b = _bias(y, G, r, z)
             return yr * (G[r] + 1.0) + b, KKT, iters, rows

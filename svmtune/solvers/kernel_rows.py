@@ -85,6 +85,8 @@ class FullGram:
         Used without a copy when C-contiguous, writeable float64.
     check : bool, default True
         Run :func:`check_gram` once.
+    diag : array of shape (n,), optional
+        ``K``'s diagonal, if at hand (shared, not copied).
 
     Examples
     --------
@@ -94,7 +96,9 @@ class FullGram:
     (2, [1.0, 1.0])
     """
 
-    def __init__(self, K: ArrayLike, *, check: bool = True) -> None:
+    def __init__(
+        self, K: ArrayLike, *, check: bool = True, diag: NDArray[np.float64] | None = None
+    ) -> None:
         Ka = np.asarray(K)
         if Ka.ndim != 2 or Ka.shape[0] != Ka.shape[1]:
             raise ValueError(f"Gram matrix must be square; got shape {Ka.shape}")
@@ -109,7 +113,7 @@ class FullGram:
         self.clock = np.zeros(1, dtype=np.int64)
         self.row_epoch = np.full(n, -1, dtype=np.int64)
         self.epoch = np.zeros(1, dtype=np.int64)
-        self.diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
+        self.diag = np.ascontiguousarray(np.diag(K) if diag is None else diag, dtype=np.float64)
         self.kernel_evals = 0
         self.kind = ROWS_GIVEN  # every row is present: the loop computes none
         self.points = np.empty((0, 0))
