@@ -116,7 +116,7 @@ def _bias(y, G, r, z):  # pragma: no cover - compiled
         m += 1
         if y[t] > 0.0:
             P += 1
-    lo = _kth_smallest(z, m, P - 1)
+    lo = _kth_smallest(z, np.int64(m), P - 1)  # typed: m is a literal 0 to numba
     hi = np.inf
     for t in range(P, m):
         if z[t] < hi:
@@ -144,7 +144,7 @@ def _primal_best_b(y, C, alpha, G, r, z):  # pragma: no cover - compiled
         m += 1
         if y[t] > 0.0:
             P += 1
-    b = _kth_smallest(z, m, P - 1)
+    b = _kth_smallest(z, np.int64(m), P - 1)  # typed: m is a literal 0 to numba
     loss = 0.0
     for t in range(n):
         if t == r:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from svmtune.solvers._loop_rows import compute_row, ensure_row
+from svmtune.solvers._loop_rows import compute_row, fetch_row, has_row
 from svmtune.solvers._pair_step import add_pair, clipped_step, select_i, select_j
 from svmtune.solvers._shrinking import (
     COUNTER,
@@ -134,7 +134,7 @@ def smo_loop(
     need = -1
     # typed (not literal) arguments: a literal -1 or True would compile the helpers again
     no_skip = np.int64(-1)
-    complete = np.bool_(True)
+    complete = np.bool_(True)  # compute_row's complete
     # While some variables are out of the loop (shrunk, or left out by the caller) the passes
     # run over contiguous copies of the active prefix (packed: yP, CP, aP, GP, dP at positions
     # idx of order[:size]) instead of gathering through order at every read; G is written back
@@ -181,7 +181,9 @@ def smo_loop(
         Ki = diag  # not read by the first-order selection
         kii = 0.0
         if second_order and i >= 0:
-            if not ensure_row(i, cache, source, order, size, not complete):
+            if not has_row(slot, row_epoch, epoch, i) and not fetch_row(
+                i, cache, source, order, size
+            ):
                 status, need = NEED_ROW, i
                 break
             si = slot[i]
@@ -210,12 +212,12 @@ def smo_loop(
         if steps >= max_steps:
             status = MAX_STEPS
             break
-        if not ensure_row(i, cache, source, order, size, not complete):
+        if not has_row(slot, row_epoch, epoch, i) and not fetch_row(i, cache, source, order, size):
             status, need = NEED_ROW, i
             break
         stamp[slot[i]] = clock[0]  # row i stays while row j is fetched
         clock[0] += 1
-        if not ensure_row(j, cache, source, order, size, not complete):
+        if not has_row(slot, row_epoch, epoch, j) and not fetch_row(j, cache, source, order, size):
             status, need = NEED_ROW, j
             break
         si = slot[i]
