@@ -14,8 +14,11 @@ install) and prints CPU seconds of that process:
 
 With ``--quickstart`` it also runs ``studies/quickstart.py`` from scratch (a new database) twice
 on one new numba cache, ``--n-jobs 2``: the first run compiles, the second loads; wall seconds of
-both and their difference. The script prints; it asserts nothing. CPU seconds are steadier than
-wall seconds on a shared machine, but still move by 10-20% with its load.
+both and their difference. Then, on another empty cache, ``warm_up()`` in one process before a
+third run: what a first run would cost if the parent filled the cache before its workers start
+(each worker otherwise compiles the same functions at the same time). The script prints; it
+asserts nothing. CPU seconds are steadier than wall seconds on a shared machine, but still move
+by 10-20% with its load.
 
     python benchmarks/compile.py
     python benchmarks/compile.py --quickstart     # + two quickstart runs (a few minutes)
@@ -89,7 +92,13 @@ def part_quickstart() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / "numba-cache")}
         walls = []
-        for k in range(2):
+        for k in range(3):
+            if k == 2:  # a new empty cache, filled by warm_up() in one process first
+                env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba-cache-2")
+                t0 = time.perf_counter()
+                code = "from svmtune.solvers import warm_up; warm_up()"
+                subprocess.run([sys.executable, "-c", code], check=True, env=env)
+                warm = time.perf_counter() - t0
             args = [
                 sys.executable,
                 "-m",
@@ -110,6 +119,11 @@ def part_quickstart() -> None:
         print(
             f"quickstart from scratch, --n-jobs 2: first run (empty numba cache) {walls[0]:.1f} s, "
             f"second (cache filled) {walls[1]:.1f} s: {walls[0] - walls[1]:.1f} s extra"
+        )
+        extra = warm + walls[2] - walls[1]
+        print(
+            f"on a new empty cache, warm_up() in one process first ({warm:.1f} s), then the "
+            f"quickstart ({walls[2]:.1f} s): {extra:.1f} s extra"
         )
 
 
