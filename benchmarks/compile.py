@@ -14,7 +14,8 @@ install) and prints CPU seconds of that process:
 
 With ``--quickstart`` it also runs ``studies/quickstart.py`` from scratch (a new database) twice
 on one new numba cache, ``--n-jobs 2``: the first run compiles, the second loads; wall seconds of
-both and their difference. Then, on another empty cache, ``warm_up()`` in one process before a
+both and their difference (and CPU seconds of the run's processes, steadier on a shared
+machine). Then, on another empty cache, ``warm_up()`` in one process before a
 third run: what a first run would cost if the parent filled the cache before its workers start
 (each worker otherwise compiles the same functions at the same time). The script prints; it
 asserts nothing. CPU seconds are steadier than wall seconds on a shared machine, but still move
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -88,6 +90,16 @@ def part_paths() -> None:
                 print(f"  {'warm_up(), cache filled':24s} {again:6.2f} s")
 
 
+def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and its children) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def part_quickstart() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / "numba-cache")}
@@ -95,10 +107,8 @@ def part_quickstart() -> None:
         for k in range(3):
             if k == 2:  # a new empty cache, filled by warm_up() in one process first
                 env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba-cache-2")
-                t0 = time.perf_counter()
                 code = "from svmtune.solvers import warm_up; warm_up()"
-                subprocess.run([sys.executable, "-c", code], check=True, env=env)
-                warm = time.perf_counter() - t0
+                warm = timed([sys.executable, "-c", code], env)
             args = [
                 sys.executable,
                 "-m",
@@ -113,18 +123,15 @@ def part_quickstart() -> None:
                 "--output",
                 str(Path(tmp) / f"out{k}"),
             ]
-            t0 = time.perf_counter()
-            subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=env)
-            walls.append(time.perf_counter() - t0)
-        print(
-            f"quickstart from scratch, --n-jobs 2: first run (empty numba cache) {walls[0]:.1f} s, "
-            f"second (cache filled) {walls[1]:.1f} s: {walls[0] - walls[1]:.1f} s extra"
-        )
-        extra = warm + walls[2] - walls[1]
-        print(
-            f"on a new empty cache, warm_up() in one process first ({warm:.1f} s), then the "
-            f"quickstart ({walls[2]:.1f} s): {extra:.1f} s extra"
-        )
+            walls.append(timed(args, env))
+        for k, what in enumerate(("wall", "CPU")):
+            (w0, w1, w2), wu = (t[k] for t in walls), warm[k]
+            print(
+                f"quickstart from scratch, --n-jobs 2, {what} s: first run (empty numba cache) "
+                f"{w0:.1f}, second (cache filled) {w1:.1f}: {w0 - w1:.1f} extra; "
+                f"warm_up() first on an empty cache ({wu:.1f}) + a run ({w2:.1f}): "
+                f"{wu + w2 - w1:.1f} extra"
+            )
 
 
 def main() -> None:
