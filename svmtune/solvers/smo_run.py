@@ -21,6 +21,26 @@ from svmtune.solvers.smo_result import SMOResult
 __all__ = ["SMORun"]
 
 
+def _check_layout(**arrays: NDArray[np.float64] | NDArray[np.int64]) -> None:
+    """The one layout the compiled loop is built for: C-contiguous, writeable float64 (int64
+    for ``active``). Any other would compile the loop again for it (seconds), so it is an
+    error; :meth:`SMO.start` makes such arrays from any input."""
+    for name, arr in arrays.items():
+        dtype = np.int64 if name == "active" else np.float64
+        if (
+            not isinstance(arr, np.ndarray)
+            or arr.dtype != dtype
+            or arr.ndim != 1
+            or not arr.flags.c_contiguous
+            or not arr.flags.writeable
+        ):
+            what = f"{arr.dtype} of shape {arr.shape}" if isinstance(arr, np.ndarray) else type(arr)
+            raise ValueError(
+                f"SMORun needs {name} as a writeable C-contiguous 1-d {np.dtype(dtype)} array; "
+                f"got {what} (SMO.start makes the arrays from any input)"
+            )
+
+
 class SMORun:
     """A solve in progress: step it, inspect ``alpha`` and the gradient, then take the result.
 
@@ -63,6 +83,7 @@ class SMORun:
         shrinking: bool = False,
         gbar: NDArray[np.float64] | None = None,
     ) -> None:
+        _check_layout(y=y, C=C, alpha=alpha, gradient=gradient, active=active)
         self._store = store
         self.y = y
         self.C = C

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from svmtune.kernels import RBF
 from svmtune.solvers import (
@@ -36,3 +37,17 @@ def test_warm_up_compiles_one_specialisation_per_entry_point() -> None:
     ]
     for f in entry_points:
         assert len(f.signatures) == 1, (f.__name__, f.signatures)
+
+
+def test_a_solve_in_progress_refuses_arrays_the_loop_is_not_compiled_for() -> None:
+    from svmtune.solvers import FullGram, SMORun
+
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    store = FullGram(np.eye(4))
+    ok = {"tol": 1e-3, "second_order": True, "max_iter": 10, "kernel_evals": 0}
+    active = np.arange(4, dtype=np.int64)
+    SMORun(store, y, np.ones(4), np.zeros(4), -np.ones(4), active, **ok)
+    with pytest.raises(ValueError, match="alpha as a writeable C-contiguous 1-d float64"):
+        SMORun(store, y, np.ones(4), np.zeros(8)[::2], -np.ones(4), active, **ok)
+    with pytest.raises(ValueError, match="active as a .* int64 array; got int32"):
+        SMORun(store, y, np.ones(4), np.zeros(4), -np.ones(4), active.astype(np.int32), **ok)
