@@ -5,5 +5,14 @@ from svmtune.kernels.anisotropic_rbf import AnisotropicRBF
 from svmtune.kernels.linear import Linear
 from svmtune.kernels.multiple_kernel import MultipleKernel
 from svmtune.kernels.rbf import RBF
+from svmtune.kernels.row_forms import InnerProductForm
 
-__all__ = ["RBF", "AnisotropicRBF", "KernelModel", "Linear", "MultipleKernel", "PreparedKernel"]
+__all__ = [
+    "RBF",
+    "AnisotropicRBF",
+    "InnerProductForm",
+    "KernelModel",
+    "Linear",
+    "MultipleKernel",
+    "PreparedKernel",
+]

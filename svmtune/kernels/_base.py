@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -20,6 +20,9 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._params import ParamsMixin
 from svmtune._validation import check_X
 from svmtune.space import SearchSpace
+
+if TYPE_CHECKING:
+    from svmtune.kernels.row_forms import InnerProductForm
 
 __all__ = ["KernelModel", "PreparedKernel"]
 
@@ -158,6 +161,25 @@ class KernelModel(ParamsMixin, ABC):
         """The diagonal ``k(x_i, x_i)``; subclasses override it when it is cheaper than a Gram."""
         Xc = check_X(X)
         return np.array([self.gram(params, Xc[i : i + 1])[0, 0] for i in range(Xc.shape[0])])
+
+    def inner_product_form(self, params: Mapping[str, float]) -> InnerProductForm | None:
+        """How this kernel follows from inner products, if it does; None (the default) if not.
+
+        A solver that gets an :class:`~svmtune.kernels.row_forms.InnerProductForm` computes the
+        kernel's rows (or its Gram matrix) itself from one BLAS product of the points, without
+        calling the kernel per row. Only kernels that are exactly such a function of inner
+        products may return one (RBF and Linear do).
+
+        Examples
+        --------
+        >>> from svmtune.kernels import AnisotropicRBF, Linear
+        >>> Linear().inner_product_form({})
+        InnerProductForm(kind='linear', gamma=0.0)
+        >>> AnisotropicRBF(n_features=1).inner_product_form({"gamma_0": 1.0}) is None
+        True
+        """
+        self.check_params(params)
+        return None
 
     def net_sums(
         self, params: Mapping[str, float], X: ArrayLike, W: NDArray[np.float64]

@@ -10,6 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._validation import check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._distances import inner_products
+from svmtune.kernels.row_forms import InnerProductForm
 from svmtune.space import SearchSpace
 
 __all__ = ["Linear"]
@@ -64,6 +65,12 @@ class Linear(KernelModel):
         self.check_params(params)
         Xc = check_X(X)
         return np.einsum("ij,ij->i", Xc, Xc)
+
+    def inner_product_form(self, params: Mapping[str, float]) -> InnerProductForm | None:
+        """``k(x, z) = x . z``: solvers compute its rows from inner products."""
+        self.check_params(params)
+        # a subclass may compute another kernel: it announces the form by overriding this
+        return InnerProductForm("linear") if type(self) is Linear else None
 
     def __eq__(self, other: object) -> bool:
         return type(other) is Linear

@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from svmtune._validation import check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
-from svmtune.kernels._combine import scaled_exp, weighted_exp_sum, weighted_sum
+from svmtune.kernels._combine import scaled_exp, weighted_exp_sum
 from svmtune.kernels._groups import (
     check_group_features,
     check_groups,
@@ -49,13 +49,13 @@ from svmtune.kernels._groups import (
     group_squared_distance,
     union_inner_products,
 )
+from svmtune.kernels._multiple_prepared import TUNED_WIDTHS, PreparedMultipleKernel
 from svmtune.space import Param, SearchSpace
 
 __all__ = ["MultipleKernel"]
 
 BASES = ("rbf", "linear")
 FORMS = ("common", "weights", "common_width", "weights_widths")
-_TUNED_WIDTHS = ("common_width", "weights_widths")
 _INNER_FORM = {"weights": "common", "weights_widths": "common_width"}
 _DEFAULTS: dict[str, object] = {
     "base": "rbf",
@@ -75,79 +75,6 @@ def _check_bounds(bounds: object, *, name: str) -> tuple[float, float]:
     if not (math.isfinite(hi) and 0 < lo < hi):
         raise ValueError(f"{name} must satisfy 0 < low < high (finite); got {bounds!r}")
     return lo, hi
-
-
-class _PreparedMultipleKernel(PreparedKernel):
-    """Cached matrices plus the recipe that turns them into a Gram.
-
-    ``mode`` is ``"sum"`` (one matrix, the sum of the fixed base kernels), ``"bank"`` (one matrix
-    per base kernel) or ``"dist"`` (one squared-distance matrix per group).
-    """
-
-    def __init__(
-        self,
-        model: MultipleKernel,
-        mode: str,
-        mats: list[NDArray[np.float64]],
-    ) -> None:
-        super().__init__(model, mats[0].shape)
-        self.mode = mode
-        self.mats = mats
-        self._model = model
-
-    def _gram(self, params: dict[str, float]) -> NDArray[np.float64]:
-        model = self._model
-        weights, gammas = model._weights_gammas(params)
-        if self.mode == "sum":
-            # All weights are the common mu (form "common").
-            return weighted_sum([(self.mats[0], weights[0])])
-        if self.mode == "bank":
-            return weighted_sum(list(zip(self.mats, weights, strict=True)))
-        terms = [
-            (self.mats[t], g, w)
-            for t, g, w in zip(model._base_groups, gammas, weights, strict=True)
-        ]
-        return weighted_exp_sum(terms)
-
-    def _base_kernel(self, r: int, gammas: list[float]) -> NDArray[np.float64]:
-        """Base kernel ``r`` (unweighted) on these rows and columns."""
-        model = self._model
-        if self.mode == "bank":
-            return self.mats[r]
-        return scaled_exp(self.mats[model._base_groups[r]], gammas[r])
-
-    def _gram_gradient(self, params: dict[str, float]) -> dict[str, NDArray[np.float64]]:
-        """``dK/dmu``: the sum of the base kernels ``mu`` weighs; ``dK/dgamma``: the sum over the
-        base kernels of its groups of ``-mu_r D_t exp(-gamma D_t)``."""
-        model = self._model
-        weights, gammas = model._weights_gammas(params)
-        out: dict[str, NDArray[np.float64]] = {}
-        R = model.n_base_kernels
-        if self.mode == "sum":  # form "common": K = mu * K0
-            out["mu"] = self.mats[0].copy()
-            return out
-        weight_of = (
-            ["mu"] * R if model.form in ("common", "common_width") else list(model._weight_names)
-        )
-        for r in range(R):
-            B = self._base_kernel(r, gammas)
-            name = weight_of[r]
-            out[name] = B.copy() if name not in out else out[name] + B
-            if model.form in _TUNED_WIDTHS:
-                t = model._base_groups[r]
-                gname = "gamma" if model.form == "common_width" else f"gamma_{t}"
-                dB = -weights[r] * self.mats[t] * B
-                out[gname] = dB if gname not in out else out[gname] + dB
-        return out
-
-    @property
-    def n_kernel_evals(self) -> int:
-        """Base-kernel entries one Gram combines: ``R * n_rows * n_cols``."""
-        return self._model.n_base_kernels * int(self.shape[0]) * int(self.shape[1])
-
-    @property
-    def nbytes(self) -> int:
-        return int(sum(m.nbytes for m in self.mats))
 
 
 class MultipleKernel(KernelModel):
@@ -251,7 +178,7 @@ class MultipleKernel(KernelModel):
             raise ValueError(f"base must be one of {BASES}; got {base!r}")
         if form not in FORMS:
             raise ValueError(f"form must be one of {FORMS}; got {form!r}")
-        if form in _TUNED_WIDTHS and base != "rbf":
+        if form in TUNED_WIDTHS and base != "rbf":
             raise ValueError(f"form={form!r} tunes RBF widths and needs base='rbf'; got {base!r}")
         try:
             factors = tuple(float(f) for f in width_factors)
@@ -280,7 +207,7 @@ class MultipleKernel(KernelModel):
 
     @property
     def _fixed_rbf(self) -> bool:
-        return self.base == "rbf" and self.form not in _TUNED_WIDTHS
+        return self.base == "rbf" and self.form not in TUNED_WIDTHS
 
     def _build(self) -> None:
         T = len(self.groups)
@@ -349,19 +276,19 @@ class MultipleKernel(KernelModel):
         if self.base == "linear":
             if self.form == "common":
                 total = union_inner_products(X, Z, self.groups)
-                return _PreparedMultipleKernel(self, "sum", [total])
-            return _PreparedMultipleKernel(self, "bank", group_inner_products(X, Z, self.groups))
+                return PreparedMultipleKernel(self, "sum", [total])
+            return PreparedMultipleKernel(self, "bank", group_inner_products(X, Z, self.groups))
         if self.form == "common":
-            return _PreparedMultipleKernel(self, "sum", [self._fixed_sum(X, Z)])
+            return PreparedMultipleKernel(self, "sum", [self._fixed_sum(X, Z)])
         if self.form == "weights" and self._R * n * m * 8 <= self.memory_budget:
             J = len(self._factors)
             bank: list[NDArray[np.float64]] = []
             for t, g in enumerate(self.groups):
                 D = group_squared_distance(X, Z, g)
                 bank += [scaled_exp(D, self._fixed_gammas[t * J + j]) for j in range(J)]
-            return _PreparedMultipleKernel(self, "bank", bank)
+            return PreparedMultipleKernel(self, "bank", bank)
         dists = [group_squared_distance(X, Z, g) for g in self.groups]
-        return _PreparedMultipleKernel(self, "dist", dists)
+        return PreparedMultipleKernel(self, "dist", dists)
 
     def _fixed_sum(
         self, X: NDArray[np.float64], Z: NDArray[np.float64] | None
@@ -434,7 +361,7 @@ class MultipleKernel(KernelModel):
             self.form,
             self._factors if self._fixed_rbf else None,
             self._wb,
-            self._gb if self.form in _TUNED_WIDTHS else None,
+            self._gb if self.form in TUNED_WIDTHS else None,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -449,7 +376,7 @@ class MultipleKernel(KernelModel):
             parts.append(f"width_factors={self._factors}")
         if self._wb != _DEFAULTS["weight_bounds"]:
             parts.append(f"weight_bounds={self._wb}")
-        if self.form in _TUNED_WIDTHS and self._gb != _DEFAULTS["gamma_bounds"]:
+        if self.form in TUNED_WIDTHS and self._gb != _DEFAULTS["gamma_bounds"]:
             parts.append(f"gamma_bounds={self._gb}")
         if self.memory_budget != _DEFAULTS["memory_budget"]:
             parts.append(f"memory_budget={self.memory_budget}")

@@ -13,6 +13,7 @@ from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._combine import scaled_exp
 from svmtune.kernels._distances import squared_distances, squared_norms
 from svmtune.kernels._rbf_sums import rbf_block_sums, rbf_net_sums, rbf_symmetric_net_sums
+from svmtune.kernels.row_forms import InnerProductForm
 from svmtune.space import Param, SearchSpace
 
 __all__ = ["RBF"]
@@ -113,6 +114,13 @@ class RBF(KernelModel):
     def diag(self, params: Mapping[str, float], X: ArrayLike) -> NDArray[np.float64]:
         self.check_params(params)
         return np.ones(check_X(X).shape[0])
+
+    def inner_product_form(self, params: Mapping[str, float]) -> InnerProductForm | None:
+        """``exp(-gamma (|x|^2 + |z|^2 - 2 x.z))``: solvers compute its rows (and its Gram
+        matrix, fused) from inner products."""
+        gamma = self.check_params(params)["gamma"]
+        # a subclass may compute another kernel: it announces the form by overriding this
+        return InnerProductForm("rbf", gamma) if type(self) is RBF else None
 
     def __eq__(self, other: object) -> bool:
         return type(other) is RBF and other.gamma_bounds == self.gamma_bounds

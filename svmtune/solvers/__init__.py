@@ -11,6 +11,7 @@ from svmtune.solvers.smo import (
     decision_from_gradient,
     feasible_start,
 )
+from svmtune.solvers.warm_up import warm_up
 
 __all__ = [
     "SMO",
@@ -23,4 +24,5 @@ __all__ = [
     "decision_from_gradient",
     "exact_loo",
     "feasible_start",
+    "warm_up",
 ]

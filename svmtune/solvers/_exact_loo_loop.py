@@ -23,7 +23,8 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   (Theorem 1, Corollary 1). ``beta`` starts at the full solution without ``r`` (feasible: the box
   is the only constraint) and is updated on the two variables the SMO step just moved, whose
   kernel rows are at hand, so the bound costs no kernel row. ``F`` at its best bias is a convex
-  piecewise-linear problem in ``b``, minimised at an order statistic (``np.partition``, O(n)).
+  piecewise-linear problem in ``b``, minimised at an order statistic (:func:`_kth_smallest`,
+O(n)).
 
 Kernel rows are counted as the paper counts kernel evaluations (columns of ``K`` read): one per
 seeded variable (``r`` included), two per SMO step. Everything is float64/int64, ``nogil`` so
@@ -35,9 +36,11 @@ retrain not certified by then (and every eps-KKT-only retrain) to the shrinking 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 
-__all__ = ["CERTIFIED", "CHECK_EVERY", "KKT", "MAX_ITER", "TAU", "retrain_one"]
+from svmtune.solvers._pair_step import TAU, add_pair, clipped_step, select_i, select_j
+
+__all__ = ["CERTIFIED", "CHECK_EVERY", "KKT", "MAX_ITER", "retrain_one"]
 
 KKT = 0
 """Status: the retrain stopped on the eps-KKT gap."""
@@ -45,11 +48,6 @@ CERTIFIED = 1
 """Status: Franc's bound certified the sign of the left-out decision (F < H)."""
 MAX_ITER = 2
 """Status: the retrain reached ``max_iter`` iterations first (the last iterate's decision)."""
-
-TAU = 1e-12
-#: Relative distance to a bound within which a step is clipped onto it (round-off).
-SNAP = 1e-14
-"""Curvature used when a pair (or a coordinate of H) has none (LIBSVM's tau)."""
 
 CHECK_EVERY = 8
 """Iterations between two evaluations of ``F(alpha, b*)`` (an O(n) partition): the bound is
@@ -59,9 +57,43 @@ MARGIN = 1e-9
 """Relative margin of the certificate: ``F < H - MARGIN (|F| + |H|)``, so rounding never
 certifies a tie."""
 
-_f8_2d = types.float64[:, ::1]
-_f8_1d = types.float64[::1]
-_i8_1d = types.int64[::1]
+
+@njit(cache=True, nogil=True)
+def _kth_smallest(z, m, k):  # pragma: no cover - compiled
+    """The ``k``-th smallest of ``z[:m]`` (from 0), with ``z[:m]`` reordered so that
+    ``z[:k] <= z[k] <= z[k+1:m]``, like ``np.partition``: a quickselect (median-of-three pivot,
+    three-way partition, so ties cost no extra passes) that compiles in a fraction of the time
+    numba's ``np.partition`` takes."""
+    lo = 0
+    hi = m - 1
+    while lo < hi:
+        a = z[lo]
+        b = z[(lo + hi) // 2]
+        c = z[hi]
+        pivot = max(min(a, b), min(max(a, b), c))  # the median of the three
+        lt = lo
+        gt = hi
+        t = lo
+        while t <= gt:  # z[lo:lt] < pivot, z[lt:t] == pivot, z[gt+1:hi+1] > pivot
+            v = z[t]
+            if v < pivot:
+                z[t] = z[lt]
+                z[lt] = v
+                lt += 1
+                t += 1
+            elif v > pivot:
+                z[t] = z[gt]
+                z[gt] = v
+                gt -= 1
+            else:
+                t += 1
+        if k < lt:
+            hi = lt - 1
+        elif k > gt:
+            lo = gt + 1
+        else:
+            return pivot
+    return z[k]
 
 
 @njit(cache=True, nogil=True)
@@ -84,12 +116,11 @@ def _bias(y, G, r, z):  # pragma: no cover - compiled
         m += 1
         if y[t] > 0.0:
             P += 1
-    part = np.partition(z[:m], P - 1)
-    lo = part[P - 1]
+    lo = _kth_smallest(z, np.int64(m), P - 1)  # typed: m is a literal 0 to numba
     hi = np.inf
     for t in range(P, m):
-        if part[t] < hi:
-            hi = part[t]
+        if z[t] < hi:
+            hi = z[t]
     return 0.5 * (lo + hi)
 
 
@@ -113,8 +144,7 @@ def _primal_best_b(y, C, alpha, G, r, z):  # pragma: no cover - compiled
         m += 1
         if y[t] > 0.0:
             P += 1
-    part = np.partition(z[:m], P - 1)
-    b = part[P - 1]
+    b = _kth_smallest(z, np.int64(m), P - 1)  # typed: m is a literal 0 to numba
     loss = 0.0
     for t in range(n):
         if t == r:
@@ -150,32 +180,21 @@ def _add_row(K, y, G, t, c):  # pragma: no cover - compiled
         G[s] += y[s] * c * Kt[s]
 
 
-_retrain_sig = types.Tuple((types.float64, types.int64, types.int64, types.int64))(
-    _f8_2d,  # K
-    _f8_1d,  # diag
-    _f8_1d,  # y
-    types.float64,  # C
-    _f8_1d,  # alpha_full
-    _f8_1d,  # G_full
-    types.int64,  # r (the point left out)
-    types.float64,  # tol
-    types.boolean,  # franc
-    types.int64,  # max_iter
-    _f8_1d,  # work/out: alpha at the end
-    _f8_1d,  # work/out: G at the end (every entry, r included)
-    _f8_1d,  # work: beta
-    _f8_1d,  # work: u
-    _f8_1d,  # work: z
-)
-
-
-@njit(_retrain_sig, cache=True, nogil=True)
+@njit(cache=True, nogil=True)
 def retrain_one(
     K, diag, y, C, alpha_full, G_full, r, tol, franc, max_iter, alpha, G, beta, u, z
 ):  # pragma: no cover - compiled
     """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)`` and
-    leaves the last ``alpha`` and ``G`` in the arrays given."""
+    leaves the last ``alpha`` and ``G`` in the arrays given.
+
+    Arguments: the Gram matrix ``K`` (float64, C-contiguous), its diagonal, the labels, ``C``,
+    the full solution's ``alpha`` and gradient, the point ``r`` left out, the eps-KKT ``tol``,
+    whether Franc's stop is on, the iteration limit, then ``alpha`` and ``G`` (out) and the
+    work arrays ``beta``, ``u``, ``z`` (all float64 of size ``n``)."""
     n = y.shape[0]
+    Cv = np.full(n, C)  # the pair step's per-variable bound
+    no_order = np.empty(0, dtype=np.int64)  # positions are the variables themselves
+    yes = np.bool_(True)  # typed, not literal: a literal True would compile the helpers again
     for t in range(n):
         alpha[t] = alpha_full[t]
         G[t] = G_full[t]
@@ -240,46 +259,11 @@ def retrain_one(
     iters = 0
     while True:
         # ---- working-set selection (LIBSVM's second order), all variables but r -------------
-        gmax = -np.inf
-        i = -1
-        for t in range(n):
-            if t == r:
-                continue
-            if y[t] > 0.0:
-                if alpha[t] < C and -G[t] > gmax:
-                    gmax = -G[t]
-                    i = t
-            else:
-                if alpha[t] > 0.0 and G[t] > gmax:
-                    gmax = G[t]
-                    i = t
+        gmax, i = select_i(y, Cv, alpha, G, n, r)
         j = -1
         gmin = np.inf
         if i >= 0:
-            Ki = K[i]
-            kii = diag[i]
-            best = np.inf
-            for t in range(n):
-                if t == r:
-                    continue
-                if y[t] > 0.0:
-                    if not alpha[t] > 0.0:
-                        continue
-                else:
-                    if not alpha[t] < C:
-                        continue
-                v = -y[t] * G[t]
-                if v < gmin:
-                    gmin = v
-                bb = gmax - v
-                if bb > 0.0:
-                    aa = kii + diag[t] - 2.0 * Ki[t]
-                    if aa <= 0.0:
-                        aa = TAU
-                    obj = -(bb * bb) / aa
-                    if obj < best:
-                        best = obj
-                        j = t
+            gmin, j = select_j(y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes)
         if i < 0 or j < 0 or gmax - gmin < tol:
             b = _bias(y, G, r, z)
             return yr * (G[r] + 1.0) + b, KKT, iters, rows
@@ -294,37 +278,15 @@ def retrain_one(
         Ki = K[i]
         Kj = K[j]
         rows += 2
-        aa = diag[i] + diag[j] - 2.0 * Ki[j]
-        if aa <= 0.0:
-            aa = TAU
-        s = (gmax + y[j] * G[j]) / aa
-        room_i = C - alpha[i] if y[i] > 0.0 else alpha[i]
-        room_j = alpha[j] if y[j] > 0.0 else C - alpha[j]
-        clip_i = False
-        clip_j = False
-        # a step ending within round-off of a bound ends on it (as in the SMO loop)
-        if s >= room_i - SNAP * C:
-            s = room_i
-            clip_i = True
-        if s >= room_j - SNAP * C:
-            s = room_j
-            clip_j = True
-            clip_i = s >= room_i - SNAP * C
         old_i = alpha[i]
         old_j = alpha[j]
-        if clip_i:
-            alpha[i] = C if y[i] > 0.0 else 0.0
-        else:
-            alpha[i] = old_i + y[i] * s
-        if clip_j:
-            alpha[j] = 0.0 if y[j] > 0.0 else C
-        else:
-            alpha[j] = old_j - y[j] * s
+        alpha[i], alpha[j] = clipped_step(
+            diag[i] + diag[j] - 2.0 * Ki[j], gmax, y[i], y[j], G[j], C, C, old_i, old_j
+        )
         ci = y[i] * (alpha[i] - old_i)
         cj = y[j] * (alpha[j] - old_j)
         if not franc:
-            for t in range(n):
-                G[t] += y[t] * (ci * Ki[t] + cj * Kj[t])
+            add_pair(G, y, Ki, Kj, ci, cj, n, no_order, yes)
         else:
             # Ascend H on the two coordinates whose rows are at hand, in the same pass as G.
             ur = u[r]

@@ -4,7 +4,7 @@
 turned into the exponents in place tile by tile (only the upper triangle of ``P`` is read and
 each value is written to ``K_ij`` and ``K_ji``, so ``K`` is exactly symmetric with a unit
 diagonal), then one in-place ``numpy.exp`` (SIMD; measured 3-5x faster here than the scalar-
-vectorized exp of :mod:`svmtune.kernels._rbf_sums`). Against building squared distances first
+vectorized exp of :mod:`svmtune.kernels.row_forms`). Against building squared distances first
 (several passes over ``n^2`` doubles, then a copy through the exp) this saves most of the Gram
 time, which is most of a single fit's time on the 150-1,000-point sets.
 """
@@ -12,21 +12,17 @@ time, which is most of a single fit's time on the 150-1,000-point sets.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import njit
 from numpy.typing import NDArray
 
-from svmtune.kernels._distances import DISTANCE_ROUNDOFF, squared_norms
+from svmtune.kernels.row_forms import DISTANCE_ROUNDOFF, squared_norms
 
 __all__ = ["rbf_gram", "squared_norms"]
 
 _TILE = 64
 
 
-@njit(
-    types.void(types.float64[:, ::1], types.float64[::1], types.float64),
-    cache=True,
-    nogil=True,
-)
+@njit(cache=True, nogil=True)
 def _exponents_from_products(P, sq, gamma):  # pragma: no cover - compiled
     """``P_ij <- -gamma (sq_i + sq_j - 2 P_ij)`` from the upper triangle, mirrored; 0 where the
     squared distance is round-off (``DISTANCE_ROUNDOFF``)."""

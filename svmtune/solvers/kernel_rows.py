@@ -9,11 +9,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from svmtune._validation import check_X
-from svmtune.kernels._base import KernelModel
-from svmtune.kernels.linear import Linear
-from svmtune.kernels.rbf import RBF
-from svmtune.solvers import _smo_loop
-from svmtune.solvers._rbf_gram import squared_norms
+from svmtune.kernels import KernelModel
+from svmtune.kernels.row_forms import squared_norms
+from svmtune.solvers._gram_scan import scan_gram
+from svmtune.solvers._loop_rows import ROWS_GIVEN, ROWS_LINEAR, ROWS_RBF, gradient_from_rows
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
 
@@ -42,7 +41,7 @@ def check_gram(K: ArrayLike, *, name: str = "Gram matrix", rtol: float = 1e-8) -
     if Ka.ndim != 2 or Ka.shape[0] != Ka.shape[1]:
         raise ValueError(f"{name} must be square; got shape {Ka.shape}")
     Kc = as_f8_2d(Ka)
-    code, i, j = _smo_loop.check_gram(Kc, float(rtol))
+    code, i, j = scan_gram(Kc, float(rtol))
     if code == 0:
         return
     if code == 1:
@@ -86,6 +85,8 @@ class FullGram:
         Used without a copy when C-contiguous, writeable float64.
     check : bool, default True
         Run :func:`check_gram` once.
+    diag : array of shape (n,), optional
+        ``K``'s diagonal, if at hand (shared, not copied).
 
     Examples
     --------
@@ -95,7 +96,9 @@ class FullGram:
     (2, [1.0, 1.0])
     """
 
-    def __init__(self, K: ArrayLike, *, check: bool = True) -> None:
+    def __init__(
+        self, K: ArrayLike, *, check: bool = True, diag: NDArray[np.float64] | None = None
+    ) -> None:
         Ka = np.asarray(K)
         if Ka.ndim != 2 or Ka.shape[0] != Ka.shape[1]:
             raise ValueError(f"Gram matrix must be square; got shape {Ka.shape}")
@@ -110,9 +113,9 @@ class FullGram:
         self.clock = np.zeros(1, dtype=np.int64)
         self.row_epoch = np.full(n, -1, dtype=np.int64)
         self.epoch = np.zeros(1, dtype=np.int64)
-        self.diag = np.ascontiguousarray(np.diag(K), dtype=np.float64)
+        self.diag = np.ascontiguousarray(np.diag(K) if diag is None else diag, dtype=np.float64)
         self.kernel_evals = 0
-        self.kind = 0  # every row is present: the loop computes none
+        self.kind = ROWS_GIVEN  # every row is present: the loop computes none
         self.points = np.empty((0, 0))
         self.sq = np.empty(0)
         self.gamma = 0.0
@@ -140,7 +143,7 @@ class FullGram:
         ``targets``, in place (``Gbar`` holds the variables at their upper bound)."""
         if targets.size:
             sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)
-            _smo_loop.gradient_from_rows(self.rows, self.slot, alpha * y, y, sv, targets, Gbar, G)
+            gradient_from_rows(self.rows, self.slot, alpha * y, y, sv, targets, Gbar, G)
 
 
 class KernelRows:
@@ -220,16 +223,14 @@ class KernelRows:
         self.loop_evals = np.zeros(1, dtype=np.int64)
         # RBF and linear rows are computed inside the compiled loop (no Python call per row);
         # they are positive semidefinite and finite by construction (finite points, diagonal).
-        self.kind = 0
+        self.kind = ROWS_GIVEN
         self.points = np.empty((0, 0))
         self.sq = np.empty(0)
         self.gamma = 0.0
-        if type(kernel) is RBF:
-            self.kind = _smo_loop.ROWS_RBF
-            self.gamma = float(self.params["gamma"])
-        elif type(kernel) is Linear:
-            self.kind = _smo_loop.ROWS_LINEAR
-        if self.kind:
+        form = kernel.inner_product_form(self.params)
+        if form is not None:
+            self.kind = ROWS_RBF if form.kind == "rbf" else ROWS_LINEAR
+            self.gamma = float(form.gamma)
             self.points = np.ascontiguousarray(self.X, dtype=np.float64)
             self.sq = squared_norms(self.points)
         diag = np.asarray(kernel.diag(self.params, self.X), dtype=np.float64)

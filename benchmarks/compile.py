@@ -1,0 +1,147 @@
+"""What numba compilation costs a fresh install: per compiled path, and for a first quickstart.
+
+Every compiled function of svmtune is compiled on its first call and cached on disk
+(``cache=True``), so a fresh install pays the compile time once. Each measurement runs in a new
+process with an empty numba cache (``NUMBA_CACHE_DIR`` set to a new directory, as in a fresh
+install) and prints CPU seconds of that process:
+
+- ``import``: ``import svmtune`` (nothing compiles at import);
+- one line per path, each on its own empty cache (so a path's figure includes the helpers it
+  shares with the others): an SMO solve on a full RBF Gram matrix, an SMO solve on kernel rows
+  computed in the loop, exact leave-one-out on a Gram matrix, the RBF kernel's fused sums;
+- ``warm_up()``: :func:`svmtune.solvers.warm_up` (all of the above) on an empty cache, then
+  again on the cache it filled (loading instead of compiling).
+
+With ``--quickstart`` it also runs ``studies/quickstart.py`` from scratch (a new database) twice
+on one new numba cache, ``--n-jobs 2``: the first run compiles, the second loads; wall seconds of
+both and their difference (and CPU seconds of the run's processes, steadier on a shared
+machine). Then, on another empty cache, ``warm_up()`` in one process before a
+third run: what a first run would cost if the parent filled the cache before its workers start
+(each worker otherwise compiles the same functions at the same time). The script prints; it
+asserts nothing. CPU seconds are steadier than wall seconds on a shared machine, but still move
+by 10-20% with its load.
+
+    python benchmarks/compile.py
+    python benchmarks/compile.py --quickstart     # + two quickstart runs (a few minutes)
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SETUP = textwrap.dedent(
+    """
+    import time
+    t0 = time.process_time()
+    import numpy as np
+    import svmtune
+    from svmtune.kernels import RBF
+    from svmtune.solvers import SMO, KernelRows, exact_loo, warm_up
+    t_import = time.process_time() - t0
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, 1.0, -1.0)
+    p = {"gamma": 0.5}
+    t0 = time.process_time()
+    """
+)
+
+PATHS = {
+    "import svmtune": "pass",
+    "SMO, full RBF Gram": "SMO().solve(y, C=1.0, kernel=RBF(), params=p, X=X)",
+    "SMO, rows in the loop": "SMO().solve(y, C=1.0, gram=KernelRows(RBF(), p, X, capacity=8))",
+    "exact LOO": "exact_loo(y, C=1.0, gram=RBF().gram(p, X))",
+    "RBF fused sums": "RBF().net_sums(p, X, np.ones((60, 2)))",
+    "warm_up()": "warm_up()",
+}
+
+
+def cpu_seconds(statement: str, cache: str) -> tuple[float, float]:
+    """(import CPU seconds, CPU seconds of ``statement``) in a new process on ``cache``."""
+    code = SETUP + statement + "\nprint(t_import, time.process_time() - t0)\n"
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+    ).stdout.split()
+    return float(out[0]), float(out[1])
+
+
+def part_paths() -> None:
+    print("first use on an empty numba cache (CPU seconds, each path in a new process):")
+    for name, statement in PATHS.items():
+        with tempfile.TemporaryDirectory() as cache:
+            t_import, t = cpu_seconds(statement, cache)
+            if name == "import svmtune":
+                print(f"  {name:24s} {t_import:6.2f} s")
+                continue
+            print(f"  {name:24s} {t:6.2f} s")
+            if name == "warm_up()":
+                _, again = cpu_seconds(statement, cache)
+                print(f"  {'warm_up(), cache filled':24s} {again:6.2f} s")
+
+
+def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the process and its children) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=env)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def part_quickstart() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / "numba-cache")}
+        walls = []
+        for k in range(3):
+            if k == 2:  # a new empty cache, filled by warm_up() in one process first
+                env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba-cache-2")
+                code = "from svmtune.solvers import warm_up; warm_up()"
+                warm = timed([sys.executable, "-c", code], env)
+            args = [
+                sys.executable,
+                "-m",
+                "svmtune.cli",
+                "run",
+                str(ROOT / "studies" / "quickstart.py"),
+                "--storage",
+                f"sqlite:///{Path(tmp) / f'q{k}.db'}",
+                "--n-jobs",
+                "2",
+                "--no-progress",
+                "--output",
+                str(Path(tmp) / f"out{k}"),
+            ]
+            walls.append(timed(args, env))
+        for k, what in enumerate(("wall", "CPU")):
+            (w0, w1, w2), wu = (t[k] for t in walls), warm[k]
+            print(
+                f"quickstart from scratch, --n-jobs 2, {what} s: first run (empty numba cache) "
+                f"{w0:.1f}, second (cache filled) {w1:.1f}: {w0 - w1:.1f} extra; "
+                f"warm_up() first on an empty cache ({wu:.1f}) + a run ({w2:.1f}): "
+                f"{wu + w2 - w1:.1f} extra"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quickstart", action="store_true", help="also two quickstart runs")
+    args = parser.parse_args()
+    part_paths()
+    if args.quickstart:
+        part_quickstart()
+
+
+if __name__ == "__main__":
+    main()

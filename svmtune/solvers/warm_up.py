@@ -1,0 +1,78 @@
+"""Compile (or load from numba's cache) the compiled loops a run uses, before it starts.
+
+Every compiled function is compiled on its first call (no signature lists, so importing svmtune
+compiles nothing) and cached on disk (``cache=True``): a fresh install pays the compile time once,
+in the first run that calls it. Parallel workers started at the same time on an empty cache
+would each compile the same functions at once; calling :func:`warm_up` in the parent first lets
+them load the cached machine code instead.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from svmtune.kernels import RBF, Linear
+from svmtune.solvers.exact_loo import exact_loo
+from svmtune.solvers.kernel_rows import KernelRows, check_gram
+from svmtune.solvers.smo import SMO
+
+__all__ = ["warm_up"]
+
+
+def _points(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` overlapping points of two classes in 2-d (not separable: some alpha at C)."""
+    t = np.linspace(0.0, 1.0, n)
+    X = np.column_stack([t, np.sin(7.0 * t)])
+    y = np.where(np.arange(n) % 3 == 0, -1.0, 1.0)
+    return X, y
+
+
+def warm_up(*, exact: bool = True, kernel_sums: bool = True) -> float:
+    """Run every compiled path of the solvers once on a tiny problem; returns the seconds spent.
+
+    Covers SMO on a full Gram matrix (the fused RBF Gram, the Gram check of other kernels), on
+    kernel rows computed in the loop, with shrinking and left-out points (the gradient
+    recomputation), and, when asked, the exact leave-one-out retrains (``exact``) and the RBF
+    kernel's fused weighted sums that leave-one-out estimates use (``kernel_sums``). On a warm
+    numba cache this loads the machine code (a fraction of a second); on an empty one it
+    compiles it (seconds) and fills the cache for every later process.
+
+    Parameters
+    ----------
+    exact : bool, default True
+        Also the exact leave-one-out retrain loop.
+    kernel_sums : bool, default True
+        Also the RBF kernel's fused weighted sums (:meth:`svmtune.kernels.RBF.net_sums`).
+
+    Returns
+    -------
+    float
+        Wall-clock seconds the warm-up took.
+
+    Examples
+    --------
+    >>> from svmtune.solvers import warm_up
+    >>> warm_up() >= 0.0
+    True
+    """
+    t0 = time.perf_counter()
+    X, y = _points(24)
+    params = {"gamma": 1.0}
+    solver = SMO(max_iter=1000)
+    solver.solve(y, C=10.0, kernel=RBF(), params=params, X=X)  # the fused Gram
+    solver.solve(y, C=10.0, kernel=Linear(), params={}, X=X)  # a Gram that is checked
+    rows = KernelRows(RBF(), params, X, capacity=4)
+    solver.solve(y, C=10.0, gram=rows, active=np.arange(1, 24))  # rows in the loop, left out
+    check_gram(np.eye(2))
+    if exact:
+        exact_loo(y, C=10.0, gram=RBF().gram(params, X))
+    if kernel_sums:
+        kernel = RBF()
+        W = np.ones((X.shape[0], 1))
+        kernel.net_sums(params, X, W)
+        prepared = kernel.prepare(X)
+        prepared.weighted_sums(params, W, skip=0)
+        prepared.weighted_sums(params, W)
+    return time.perf_counter() - t0

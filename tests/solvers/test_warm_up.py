@@ -1,0 +1,53 @@
+"""warm_up() runs every compiled solver path; each entry point has one specialisation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from svmtune.kernels import RBF
+from svmtune.solvers import (
+    SMO,
+    KernelRows,
+    _exact_loo_loop,
+    _gram_scan,
+    _loop_rows,
+    _rbf_gram,
+    _smo_loop,
+    exact_loo,
+    warm_up,
+)
+
+
+def test_warm_up_compiles_one_specialisation_per_entry_point() -> None:
+    assert warm_up() >= 0.0
+    # real solves with other sizes, C and stops reuse what warm_up compiled or loaded
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 3))
+    y = np.where(X[:, 1] > 0, 1.0, -1.0)
+    SMO(selection="max_violating_pair").solve(y, C=3.0, kernel=RBF(), params={"gamma": 2.0}, X=X)
+    SMO().solve(y, C=0.5, gram=KernelRows(RBF(), {"gamma": 2.0}, X, capacity=3))
+    exact_loo(y, C=2.0, gram=RBF().gram({"gamma": 2.0}, X), stopping="kkt")
+    entry_points = [
+        _smo_loop.smo_loop,
+        _exact_loo_loop.retrain_one,
+        _gram_scan.scan_gram,
+        _loop_rows.gradient_from_rows,
+        _rbf_gram._exponents_from_products,
+    ]
+    for f in entry_points:
+        assert len(f.signatures) == 1, (f.__name__, f.signatures)
+
+
+def test_a_solve_in_progress_refuses_arrays_the_loop_is_not_compiled_for() -> None:
+    from svmtune.solvers import FullGram, SMORun
+
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    store = FullGram(np.eye(4))
+    ok = {"tol": 1e-3, "second_order": True, "max_iter": 10, "kernel_evals": 0}
+    active = np.arange(4, dtype=np.int64)
+    SMORun(store, y, np.ones(4), np.zeros(4), -np.ones(4), active, **ok)
+    with pytest.raises(ValueError, match="alpha as a writeable C-contiguous 1-d float64"):
+        SMORun(store, y, np.ones(4), np.zeros(8)[::2], -np.ones(4), active, **ok)
+    with pytest.raises(ValueError, match="active as a .* int64 array; got int32"):
+        SMORun(store, y, np.ones(4), np.zeros(4), -np.ones(4), active.astype(np.int32), **ok)
