@@ -12,7 +12,6 @@ from svmtune._validation import check_bounds, check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._combine import scaled_exp
 from svmtune.kernels._distances import squared_distances, squared_norms
-from svmtune.kernels._rbf_sums import rbf_block_sums, rbf_net_sums, rbf_symmetric_net_sums
 from svmtune.kernels.row_forms import InnerProductForm
 from svmtune.space import Param, SearchSpace
 
@@ -23,6 +22,8 @@ def fused_rbf_net_sums(
     X: NDArray[np.float64], gamma: float, W: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], int]:
     """:func:`rbf_net_sums` for checked points, ``W`` of shape ``(n,)`` or ``(n, m)``."""
+    from svmtune.kernels._rbf_sums import rbf_net_sums  # compiled (numba): loaded on first use
+
     Xc = np.ascontiguousarray(X, dtype=np.float64)
     n = Xc.shape[0]
     Wc = np.ascontiguousarray(W, dtype=np.float64).reshape(n, -1)
@@ -54,6 +55,8 @@ class _PreparedRBF(PreparedKernel):
     def weighted_sums(
         self, params: Mapping[str, float], W: NDArray[np.float64], *, skip: int | None = None
     ) -> tuple[NDArray[np.float64], int]:
+        from svmtune.kernels._rbf_sums import rbf_block_sums, rbf_symmetric_net_sums
+
         gamma = self.model.check_params(params)["gamma"]
         Wc = np.ascontiguousarray(W, dtype=np.float64).reshape(self.shape[1], -1)
         if self.symmetric and skip == 0:

@@ -13,16 +13,22 @@ squared distances, the squared norms, the vectorized exp of nonpositive argument
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from svmtune.kernels._distances import DISTANCE_ROUNDOFF, squared_norms
-from svmtune.kernels._rbf_sums import _exp_nonpositive
 
-__all__ = ["DISTANCE_ROUNDOFF", "InnerProductForm", "exp_nonpositive_into", "squared_norms"]
+__all__ = ["DISTANCE_ROUNDOFF", "InnerProductForm", "squared_norms"]
 
-exp_nonpositive_into = _exp_nonpositive
-"""Compiled ``out[i] = exp(x[i])`` for ``x[i] <= 0`` (``bits``: int64 scratch of ``x``'s size);
-call it from numba code (``out`` must not alias ``x``)."""
+
+def __getattr__(name: str) -> Any:
+    """``exp_nonpositive_into``: compiled ``out[i] = exp(x[i])`` for ``x[i] <= 0`` (``bits``:
+    int64 scratch of ``x``'s size), to call from numba code (``out`` must not alias ``x``).
+    Loaded on first use: it compiles (numba), and a kernel's form is read without it."""
+    if name == "exp_nonpositive_into":
+        from svmtune.kernels._rbf_sums import _exp_nonpositive
+
+        return _exp_nonpositive
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @dataclass(frozen=True)

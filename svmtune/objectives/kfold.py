@@ -18,7 +18,6 @@ from svmtune.classifier import (
     labels_from_decisions,
 )
 from svmtune.datasets import stratified_kfold
-from svmtune.kernels import RBF, Linear
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
 from svmtune.solvers import SMO, KernelRows, SMOResult, check_gram, feasible_start
@@ -270,10 +269,11 @@ class _BoundKFoldCV(BoundSVMObjective):
     def _rows(self, kp: dict[str, float]) -> KernelRows | None:
         """A row cache over all points holding every row (None: the Gram path is used).
 
-        For RBF and linear kernels, whose rows SMO's compiled loop computes, when the Gram
+        For kernels with an inner-product form (RBF, linear), whose rows SMO's compiled loop
+        computes, when the Gram
         matrix fits the memory budget (twice over: the distances live beside it). Its count
         is exact: the diagonal and each complete row computed, once (``n`` entries each)."""
-        if self.prepared is None or type(self.kernel) not in (RBF, Linear):
+        if self.prepared is None or self.kernel.inner_product_form(kp) is None:
             return None
         return KernelRows(self.kernel, kp, self.X, capacity=self.n_samples, check=False)
 

@@ -11,7 +11,7 @@ from svmtune.solvers.smo import (
     decision_from_gradient,
     feasible_start,
 )
-from svmtune.solvers.warm_up import warm_up
+from svmtune.solvers.warm_up import compile_cache_is_warm, warm_up
 
 __all__ = [
     "SMO",
@@ -24,5 +24,6 @@ __all__ = [
     "decision_from_gradient",
     "exact_loo",
     "feasible_start",
+    "compile_cache_is_warm",
     "warm_up",
 ]

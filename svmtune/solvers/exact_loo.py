@@ -31,16 +31,15 @@ its sign is certified or clear of the tolerance (``counts["refined"]``).
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.exceptions import ConvergenceWarning
 
+from svmtune._lazy import lazy_module
 from svmtune._validation import check_labels, check_n_jobs, check_positive, check_positive_int
-from svmtune.solvers import _exact_loo_loop
+from svmtune._warnings import warn_not_converged
 from svmtune.solvers.kernel_rows import FullGram, KernelRows
 from svmtune.solvers.loo_retrains import (
     TIE,
@@ -52,6 +51,12 @@ from svmtune.solvers.loo_retrains import (
     retrain_shrinking,
 )
 from svmtune.solvers.smo import SMO, SMOResult, decision_from_gradient
+
+if TYPE_CHECKING:
+    from svmtune.solvers import _exact_loo_loop
+else:  # compiled code: loaded on first use (svmtune._lazy)
+    _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
+
 
 __all__ = ["EFFICIENCY_POINTS", "ExactLOOResult", "Stopping", "exact_loo", "midpoint_biases"]
 
@@ -263,9 +268,13 @@ def exact_loo(
                 K, diag, solver, yy, Cf, full, rest, franc and keep, gbar_full, n_jobs
             )
             decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
-        # a decision the eps-KKT stop left within tol of zero may lie on either side of it at
-        # the optimum: the retrain goes on at tighter tolerances until its sign is certain
-        unsure = todo[(status[todo] == _exact_loo_loop.KKT) & (np.abs(decision[todo]) < tol)]
+        # a decision the eps-KKT stop left within tol x max(1, C max K_ii) of zero may lie on
+        # either side of it at the optimum (an eps-KKT alpha can be C-sized away from the
+        # optimal one along near-dependent kernel columns, and the left-out point is not among
+        # the points whose violations the stop bounds): the retrain goes on at tighter
+        # tolerances until its sign is certain
+        band = tol * decision_scale(Cf, diag)
+        unsure = todo[(status[todo] == _exact_loo_loop.KKT) & (np.abs(decision[todo]) < band)]
         n_refined = int(unsure.size)
         if unsure.size:
             refined = refine(store, K, diag, yy, Cf, full, unsure, tol, iters_cap, used == "franc")
@@ -279,10 +288,9 @@ def exact_loo(
         wrong[todo] = np.where(dt >= 0.0, 1.0, -1.0) != yy[todo]
     hit = int(np.sum(status == _exact_loo_loop.MAX_ITER))
     if hit:
-        warnings.warn(
+        warn_not_converged(
             f"{hit} leave-one-out retrain(s) stopped at max_iter={iters_cap} iterations before "
             f"the KKT gap fell below tol={tol:g}; their decisions are the last iterate's",
-            ConvergenceWarning,
             stacklevel=2,
         )
     certified = int(np.sum(status == _exact_loo_loop.CERTIFIED))

@@ -4,15 +4,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from svmtune._lazy import lazy_module
 from svmtune._validation import check_X
 from svmtune.kernels import KernelModel
 from svmtune.kernels.row_forms import squared_norms
-from svmtune.solvers._gram_scan import scan_gram
-from svmtune.solvers._loop_rows import ROWS_GIVEN, ROWS_LINEAR, ROWS_RBF, gradient_from_rows
+
+if TYPE_CHECKING:
+    from svmtune.solvers import _gram_scan, _loop_rows
+else:  # compiled code: loaded on first use (svmtune._lazy)
+    _gram_scan = lazy_module("svmtune.solvers._gram_scan")
+    _loop_rows = lazy_module("svmtune.solvers._loop_rows")
+
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
 
@@ -41,7 +48,7 @@ def check_gram(K: ArrayLike, *, name: str = "Gram matrix", rtol: float = 1e-8) -
     if Ka.ndim != 2 or Ka.shape[0] != Ka.shape[1]:
         raise ValueError(f"{name} must be square; got shape {Ka.shape}")
     Kc = as_f8_2d(Ka)
-    code, i, j = scan_gram(Kc, float(rtol))
+    code, i, j = _gram_scan.scan_gram(Kc, float(rtol))
     if code == 0:
         return
     if code == 1:
@@ -115,7 +122,7 @@ class FullGram:
         self.epoch = np.zeros(1, dtype=np.int64)
         self.diag = np.ascontiguousarray(np.diag(K) if diag is None else diag, dtype=np.float64)
         self.kernel_evals = 0
-        self.kind = ROWS_GIVEN  # every row is present: the loop computes none
+        self.kind = _loop_rows.ROWS_GIVEN  # every row is present: the loop computes none
         self.points = np.empty((0, 0))
         self.sq = np.empty(0)
         self.gamma = 0.0
@@ -143,7 +150,7 @@ class FullGram:
         ``targets``, in place (``Gbar`` holds the variables at their upper bound)."""
         if targets.size:
             sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)
-            gradient_from_rows(self.rows, self.slot, alpha * y, y, sv, targets, Gbar, G)
+            _loop_rows.gradient_from_rows(self.rows, self.slot, alpha * y, y, sv, targets, Gbar, G)
 
 
 class KernelRows:
@@ -223,13 +230,13 @@ class KernelRows:
         self.loop_evals = np.zeros(1, dtype=np.int64)
         # RBF and linear rows are computed inside the compiled loop (no Python call per row);
         # they are positive semidefinite and finite by construction (finite points, diagonal).
-        self.kind = ROWS_GIVEN
+        self.kind = _loop_rows.ROWS_GIVEN
         self.points = np.empty((0, 0))
         self.sq = np.empty(0)
         self.gamma = 0.0
         form = kernel.inner_product_form(self.params)
         if form is not None:
-            self.kind = ROWS_RBF if form.kind == "rbf" else ROWS_LINEAR
+            self.kind = _loop_rows.ROWS_RBF if form.kind == "rbf" else _loop_rows.ROWS_LINEAR
             self.gamma = float(form.gamma)
             self.points = np.ascontiguousarray(self.X, dtype=np.float64)
             self.sq = squared_norms(self.points)

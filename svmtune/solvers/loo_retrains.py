@@ -10,16 +10,22 @@ left-out decision is within the tolerance of zero (:func:`refine`).
 from __future__ import annotations
 
 import threading
-import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
-from joblib import Parallel, delayed
 from numpy.typing import NDArray
-from sklearn.exceptions import ConvergenceWarning
 
-from svmtune.solvers import _exact_loo_loop, _shrinking
+from svmtune._lazy import lazy_module
+from svmtune._warnings import quiet_max_iter
 from svmtune.solvers.kernel_rows import FullGram, KernelRows
 from svmtune.solvers.smo import SMO, SMOResult, SMORun
+
+if TYPE_CHECKING:
+    from svmtune.solvers import _exact_loo_loop, _shrinking
+else:  # compiled code: loaded on first use (svmtune._lazy)
+    _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
+    _shrinking = lazy_module("svmtune.solvers._shrinking")
+
 
 __all__ = [
     "REFINE_FACTOR",
@@ -200,13 +206,14 @@ def retrain_shrinking(
             reads = -(-(store.read - read0) // n)
             rows[k] = int(rw + moved.size + 2 * sr.iterations + reads)
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # counted and reported once
+    with quiet_max_iter():  # counted and reported once
         if n_jobs == 1 or m < 2:
             run(0, m)
         else:
             n_chunks = min(m, 4 * (n_jobs if n_jobs and n_jobs > 0 else 8))
             bounds = np.linspace(0, m, n_chunks + 1).astype(int)
+            from joblib import Parallel, delayed
+
             Parallel(n_jobs=n_jobs, prefer="threads")(
                 delayed(run)(int(lo), int(hi))
                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
@@ -302,13 +309,17 @@ def refine(
     cap: int,
     franc: bool,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """Left-out decisions that the eps-KKT stop left within ``tol`` of zero, made certain.
+    """Left-out decisions that the eps-KKT stop left within ``tol * decision_scale`` of zero,
+    made certain.
 
     Each point is retrained without it at tolerances ``tol * REFINE_FACTOR^k`` until Franc's
     bound (when ``franc``) certifies its sign, or its decision lies farther from zero than the
-    tolerance, or the tolerance reaches the floor (:data:`REFINE_FLOOR`)."""
+    tolerance times :func:`decision_scale` (``max(1, C max_i K_ii)``, the size of the
+    gradient's terms: an eps-KKT solution's decision at a point outside its training set is only
+    that accurate), or the tolerance reaches the floor (:data:`REFINE_FLOOR`)."""
     n = y.shape[0]
-    floor = REFINE_FLOOR * decision_scale(C, diag)
+    scale = decision_scale(C, diag)
+    floor = REFINE_FLOOR * scale
     m = points.shape[0]
     dec = np.empty(m)
     status = np.empty(m, dtype=np.int64)
@@ -318,8 +329,7 @@ def refine(
     a_full = np.ascontiguousarray(full.alpha)
     G_full = np.ascontiguousarray(full.gradient)
     alpha, G, beta, u, z = (np.empty(n) for _ in range(5))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # counted and reported once
+    with quiet_max_iter():  # counted and reported once
         for k, r in enumerate(points):
             r = int(r)
             t = tol
@@ -340,7 +350,7 @@ def refine(
                     start_a, start_G = alpha.copy(), G.copy()
                 iters[k] += it
                 rows[k] += rw
-                if st != _exact_loo_loop.KKT or abs(d) >= t or t <= floor:
+                if st != _exact_loo_loop.KKT or abs(d) >= t * scale or t <= floor:
                     break
             dec[k], status[k] = d, st
     return dec, status, iters, rows
@@ -380,8 +390,7 @@ def retrain_rows(
     status = np.empty(m, dtype=np.int64)
     iters = np.empty(m, dtype=np.int64)
     rows = np.empty(m, dtype=np.int64)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)  # counted and reported once
+    with quiet_max_iter():  # counted and reported once
         for k, r in enumerate(points):
             dec[k], status[k], run = retrain_on_rows(solver, store, y, C, full.alpha, int(r))
             iters[k] = run.iterations

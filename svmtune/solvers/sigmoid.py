@@ -10,14 +10,13 @@ scikit-learn's sigmoid calibration minimises.
 from __future__ import annotations
 
 import math
-import warnings
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from sklearn.exceptions import ConvergenceWarning
 
 from svmtune._validation import check_labels
+from svmtune._warnings import warn_not_converged
 
 __all__ = ["Sigmoid", "fit_sigmoid", "sigmoid_targets"]
 
@@ -180,9 +179,8 @@ def fit_sigmoid(
             converged = g < max(tol, 1e-8 * max(1.0, float(ff.size)))
             break
     if not converged:
-        warnings.warn(
+        warn_not_converged(
             f"the sigmoid fit stopped after {it} Newton iterations before reaching tol={tol:g}",
-            ConvergenceWarning,
             stacklevel=2,
         )
     # A g + B with g = (f - shift) / spread

@@ -27,14 +27,14 @@ point ``r``).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from svmtune._lazy import lazy_module
 from svmtune._validation import check_labels, check_positive, check_X
 from svmtune.kernels import KernelModel
-from svmtune.solvers._rbf_gram import rbf_gram
 from svmtune.solvers.kernel_rows import (
     DEFAULT_MEMORY_BUDGET,
     FullGram,
@@ -46,6 +46,12 @@ from svmtune.solvers.kernel_rows import (
 from svmtune.solvers.smo_result import SMOResult, decision_from_gradient, default_max_iter
 from svmtune.solvers.smo_run import SMORun
 from svmtune.solvers.warm_start import check_warm_start, feasible_start
+
+if TYPE_CHECKING:
+    from svmtune.solvers import _rbf_gram
+else:  # compiled code: loaded on first use (svmtune._lazy)
+    _rbf_gram = lazy_module("svmtune.solvers._rbf_gram")
+
 
 __all__ = [
     "DEFAULT_MEMORY_BUDGET",
@@ -191,7 +197,7 @@ class SMO:
             form = kernel.inner_product_form(params)
             if form is not None and form.kind == "rbf":
                 # fused; exactly symmetric, unit diagonal, PSD: nothing to check
-                return FullGram(rbf_gram(Xc, form.gamma), check=False), n * n
+                return FullGram(_rbf_gram.rbf_gram(Xc, form.gamma), check=False), n * n
             K = as_f8_2d(kernel.prepare(Xc).gram(params))
             if self.check_kernel:
                 check_gram(K, name=f"Gram matrix of {kernel!r}")

@@ -8,15 +8,22 @@ row, the gradient of the shrunk variables), keeps the iteration count and warns 
 from __future__ import annotations
 
 import math
-import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
-from sklearn.exceptions import ConvergenceWarning
 
-from svmtune.solvers import _shrinking, _smo_loop
+from svmtune._lazy import lazy_module
+from svmtune._warnings import MAX_ITER_PREFIX, warn_not_converged
 from svmtune.solvers.kernel_rows import RowStore
 from svmtune.solvers.smo_result import SMOResult
+
+if TYPE_CHECKING:
+    from svmtune.solvers import _shrinking, _smo_loop
+else:  # compiled code: loaded on first use (svmtune._lazy)
+    _shrinking = lazy_module("svmtune.solvers._shrinking")
+    _smo_loop = lazy_module("svmtune.solvers._smo_loop")
+
 
 __all__ = ["SMORun"]
 
@@ -214,13 +221,12 @@ class SMORun:
             self._stale = True
         if not self.converged and self.iterations >= self.max_iter and not self._warned:
             self._warned = True
-            warnings.warn(
-                f"SMO stopped at max_iter={self.max_iter} iterations with KKT gap "
+            warn_not_converged(
+                f"{MAX_ITER_PREFIX}={self.max_iter} iterations with KKT gap "
                 f"{self.gap:.3g} > tol={self.tol:g}: the solution is not optimal. To converge, "
                 f"use a larger tol (e.g. tol={10 * self.tol:g}), a smaller C (here up to "
                 f"{float(np.max(self.C)):.3g}; the iterations SMO needs grow with C), or "
                 "scale the features (svmtune.datasets.standardize); or raise max_iter",
-                ConvergenceWarning,
                 stacklevel=2,
             )
         return self.converged

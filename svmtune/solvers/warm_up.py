@@ -9,7 +9,9 @@ them load the cached machine code instead.
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -18,7 +20,7 @@ from svmtune.solvers.exact_loo import exact_loo
 from svmtune.solvers.kernel_rows import KernelRows, check_gram
 from svmtune.solvers.smo import SMO
 
-__all__ = ["warm_up"]
+__all__ = ["compile_cache_is_warm", "warm_up"]
 
 
 def _points(n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -76,3 +78,30 @@ def warm_up(*, exact: bool = True, kernel_sums: bool = True) -> float:
         prepared.weighted_sums(params, W, skip=0)
         prepared.weighted_sums(params, W)
     return time.perf_counter() - t0
+
+
+def compile_cache_is_warm() -> bool:
+    """Whether numba's on-disk cache holds the SMO loop already (a cheap file test).
+
+    numba caches next to the source (``__pycache__``) when that folder is writable, else in
+    ``$NUMBA_CACHE_DIR`` or the user's cache folder; each is looked at for the SMO loop's index
+    file. ``False`` means a run would compile (a fresh install, or a new numba).
+
+    Examples
+    --------
+    >>> from svmtune.solvers import compile_cache_is_warm, warm_up
+    >>> _ = warm_up()
+    >>> compile_cache_is_warm()
+    True
+    """
+    import svmtune.solvers as here
+
+    pattern = "_smo_loop.*.nbi"
+    places = [Path(here.__file__).parent / "__pycache__"]
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
+    places.append(Path.home() / ".cache" / "numba")
+    for place in places:
+        if place.is_dir() and next(place.rglob(pattern), None) is not None:
+            return True
+    return False

@@ -258,5 +258,24 @@ def execute(
             fn, args, kwargs = call
             yield fn(*args, **kwargs)
         return
+    _fill_compile_cache()
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
     yield from parallel(calls)
+
+
+def _fill_compile_cache() -> None:
+    """Compile the solvers' loops here, once, before local worker processes start.
+
+    On an empty numba cache (a fresh install) every local worker would compile the same loops
+    at the same time; compiled here first, they load the cached machine code instead. Nothing
+    is done on a warm cache, or when the cells go to a dask cluster (its workers have caches of
+    their own)."""
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    if "loky" not in type(backend).__name__.lower():
+        return
+    from svmtune.solvers import compile_cache_is_warm, warm_up
+
+    if not compile_cache_is_warm():
+        warm_up()
