@@ -277,7 +277,19 @@ def exact_loo(
         unsure = todo[(status[todo] == _exact_loo_loop.KKT) & (np.abs(decision[todo]) < band)]
         n_refined = int(unsure.size)
         if unsure.size:
-            refined = refine(store, K, diag, yy, Cf, full, unsure, tol, iters_cap, used == "franc")
+            refined = refine(
+                store,
+                K,
+                diag,
+                yy,
+                Cf,
+                full,
+                unsure,
+                tol,
+                iters_cap,
+                used == "franc",
+                decision[unsure],
+            )
             decision[unsure], status[unsure], it, rw = refined
             iters[unsure] += it
             rows[unsure] += rw

@@ -308,15 +308,18 @@ def refine(
     tol: float,
     cap: int,
     franc: bool,
+    previous: NDArray[np.float64],
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """Left-out decisions that the eps-KKT stop left within ``tol * decision_scale`` of zero,
-    made certain.
+    made certain (``previous``: those decisions, at ``tol``).
 
     Each point is retrained without it at tolerances ``tol * REFINE_FACTOR^k`` until Franc's
     bound (when ``franc``) certifies its sign, or its decision lies farther from zero than the
     tolerance times :func:`decision_scale` (``max(1, C max_i K_ii)``, the size of the
     gradient's terms: an eps-KKT solution's decision at a point outside its training set is only
-    that accurate), or the tolerance reaches the floor (:data:`REFINE_FLOOR`)."""
+    that accurate), or the tolerance reaches the floor (:data:`REFINE_FLOOR`). A refinement that
+    reaches ``cap`` iterations before its tolerance (an ill-conditioned problem at a large C)
+    keeps the decision of the last tolerance reached: refining is as far as the solver gets."""
     n = y.shape[0]
     scale = decision_scale(C, diag)
     floor = REFINE_FLOOR * scale
@@ -334,6 +337,7 @@ def refine(
             r = int(r)
             t = tol
             start_a, start_G = a_full, G_full
+            last = float(previous[k])
             while True:
                 t = max(t * REFINE_FACTOR, floor)
                 if by_rows:
@@ -350,6 +354,10 @@ def refine(
                     start_a, start_G = alpha.copy(), G.copy()
                 iters[k] += it
                 rows[k] += rw
+                if st == _exact_loo_loop.MAX_ITER:
+                    d, st = last, _exact_loo_loop.KKT
+                    break
+                last = d
                 if st != _exact_loo_loop.KKT or abs(d) >= t * scale or t <= floor:
                     break
             dec[k], status[k] = d, st

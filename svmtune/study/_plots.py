@@ -299,7 +299,12 @@ def plot_best_so_far(
                 _best_so_far_at(g[time].to_numpy(float), g["best_value"].to_numpy(float), grid)
                 for g in runs
             ]
-            ax.plot(grid, 100 * np.nanmean(curves, axis=0), color=colors[m], linewidth=2.2, label=m)
+            # mean over the runs with a value by then (a screen's rows have none: no mean)
+            stack = np.asarray(curves)
+            some = np.isfinite(stack).any(axis=0)
+            mean = np.full(grid.shape, np.nan)
+            mean[some] = np.nanmean(stack[:, some], axis=0)
+            ax.plot(grid, 100 * mean, color=colors[m], linewidth=2.2, label=m)
         ax.set_xscale("log")
         ax.set_xlim(right=tmax * 1.3)
         _log_time_axis(ax)
