@@ -237,7 +237,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     missing = _missing(study.cell_keys(), results, snap.running)
     methods = list(study.methods)
     objectives = objective_labels(study.definition()["methods"])
-    paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
+    # the figures are drawn in two processes where the cells ran in local ones
+    draw_jobs = 1 if args.scheduler or n_jobs == 1 else 2
+    paths = write_report(
+        results, traces, outdir, methods=methods, objectives=objectives, n_jobs=draw_jobs
+    )
     paths.update(_extra_figures(figures, study, outdir))
     _print_report(study.name, url, results, paths, methods, snap.running, missing)
     return 0

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -81,6 +83,7 @@ def write_report(
     *,
     methods: Sequence[str] | None = None,
     objectives: Mapping[str, str] | None = None,
+    n_jobs: int = 1,
 ) -> dict[str, Path]:
     """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv``, ``boxes.csv`` (the
     box each method searched, :func:`search_boxes`), the plots of
@@ -102,6 +105,10 @@ def write_report(
     objectives : dict method -> str, optional
         The objective of each method (:func:`objective_labels`): the best-so-far plot shows
         one objective per panel.
+    n_jobs : int, default 1
+        Processes that draw: with 2 or more (-1: all cores), the study's plots and the
+        verdict's figures are drawn at the same time in two joblib worker processes (the pool
+        the cells ran in, when it is still up).
 
     Returns
     -------
@@ -145,12 +152,21 @@ def write_report(
         from svmtune.study._verdict import write_verdict
 
         stamp.unlink(missing_ok=True)
-        drawn = {
-            p.stem: p
-            for p in save_plots(results, traces, out, methods=methods, objectives=objectives)
-        }
+        draw = functools.partial(
+            save_plots, results, traces, out, methods=methods, objectives=objectives
+        )
         # the verdict: report.md, comparison.csv, CD diagram, anytime profiles, ECDF
-        drawn.update(write_verdict(results, traces, out, name=out.resolve().name, methods=methods))
+        judge = functools.partial(
+            write_verdict, results, traces, out, name=out.resolve().name, methods=methods
+        )
+        if n_jobs != 1 and (os.cpu_count() or 1) > 1:
+            from joblib import Parallel, delayed
+
+            plots, verdict = Parallel(n_jobs=2)([delayed(draw)(), delayed(judge)()])
+        else:
+            plots, verdict = draw(), judge()
+        drawn = {p.stem: p for p in plots}
+        drawn.update(verdict)
         stamp.write_text(json.dumps({"key": key, "files": {k: p.name for k, p in drawn.items()}}))
     paths.update(drawn)
     return paths
