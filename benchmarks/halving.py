@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -42,21 +43,13 @@ from threadpoolctl import threadpool_limits
 from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV
-from svmtune.study import split_seed
+from svmtune.study import load_study, split_seed
 from svmtune.tuners import Grid, SuccessiveHalving
 
-DATASETS = [
-    "australian",
-    "wisconsin",
-    "bupa",
-    "german",
-    "heart",
-    "ionosphere",
-    "pima",
-    "sonar",
-    "wdbc",
-]
-STUDY_SEED = 2016  # the Fischetti study's seed: the same splits
+#: The Fischetti study's data sets (bundled names) and seed: the same splits as its cells.
+FISCHETTI = load_study(Path(__file__).resolve().parents[1] / "studies" / "fischetti2016.py")
+DATASETS = [str(v) for v in FISCHETTI.datasets.values()]
+STUDY_SEED = FISCHETTI.seed
 BOX = {"C": (0.1, 1000.0), "gamma": (0.001, 10.0)}
 GRID = {k: np.geomspace(lo, hi, 5).tolist() for k, (lo, hi) in BOX.items()}
 BASE = "HalvingGridSearchCV"

@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import time
 import warnings
+from pathlib import Path
 
 import numpy as np
 import optuna
@@ -36,21 +37,13 @@ from threadpoolctl import threadpool_limits
 from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV
-from svmtune.study import split_seed
+from svmtune.study import load_study, split_seed
 from svmtune.tuners import TPE
 
-DATASETS = [
-    "australian",
-    "wisconsin",
-    "bupa",
-    "german",
-    "heart",
-    "ionosphere",
-    "pima",
-    "sonar",
-    "wdbc",
-]
-STUDY_SEED = 2016  # the Fischetti study's seed: the same splits
+#: The Fischetti study's data sets (bundled names) and seed: the same splits as its cells.
+FISCHETTI = load_study(Path(__file__).resolve().parents[1] / "studies" / "fischetti2016.py")
+DATASETS = [str(v) for v in FISCHETTI.datasets.values()]
+STUDY_SEED = FISCHETTI.seed
 TRIALS = 25
 
 PRUNERS = {
