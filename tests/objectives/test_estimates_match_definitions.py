@@ -175,6 +175,13 @@ def _check_kfold(problem, k: int) -> None:
         errors += int(np.sum(np.where(lib >= 0.0, 1.0, -1.0) != y[va]))
     assert ev.info["errors"] == errors
     assert ev.value == errors / y.size
+    # fold by fold, on kernel rows computed on demand (the path a pruner takes): the same count
+    stepwise = KFoldCV(k=k, tol=tol, seeding=False, max_iter=5_000_000).bind(X, y, kernel=RBF())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        rows = stepwise.evaluate({"C": C, "gamma": gamma}, report=lambda step, value: False)
+    assume(rows.info["converged"])
+    assert rows.info["errors"] == errors
 
 
 @QUICK
