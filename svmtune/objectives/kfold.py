@@ -71,10 +71,11 @@ class KFoldCV(SVMObjective):
       instead of the Gram matrix: a row cache over all points, shared by the folds, so that a
       fold pays for the rows it touches that no fold before it computed (the validation
       decisions read the support vectors' rows), and a pruned evaluation's ``kernel_evals``
-      are the entries of the folds it solved: the diagonal and ``n`` per row computed. An
+      are the entries of the folds it solved: the diagonal and the rows computed, each entry
+      of the symmetric kernel matrix once (:class:`~svmtune.solvers.KernelRows`). An
       evaluation without ``report`` keeps the one Gram matrix, ``n^2`` entries in one pass,
       which takes less CPU at the sizes of the bundled data sets (on the Fischetti study's
-      data sets, complete evaluations on rows take 1.27x the CPU for 0.73x the entries:
+      data sets, complete evaluations on rows take 1.26x the CPU for 0.47x the entries:
       ``benchmarks/pruning.py``, its ``TPE+NopPruner`` row).
 
     When the Gram matrix does not fit ``memory_budget``, each fold trains on its own points with

@@ -84,37 +84,51 @@ def compute_row(r, cache, source, order, size, complete):  # pragma: no cover - 
     # complete row stays valid after the reactivation.
     partial = not complete and size < m and (2 * size < n or d <= 64)
     cnt = size if partial else n
-    if partial:
-        for idx in range(cnt):
-            t = order[idx]
+    # K is symmetric: an entry K[r, t] whose column t has its complete row in the store is
+    # copied from there (computed once, counted once); the others are computed.
+    need = np.empty(cnt, dtype=np.int64)
+    m_need = 0
+    for idx in range(cnt):
+        t = order[idx] if partial else idx
+        st = slot[t]
+        if t != r and st >= 0 and row_epoch[st] < 0:
+            row[t] = rows[st, r]
+        else:
+            need[m_need] = t
+            m_need += 1
+    if not partial and d > 64 and 2 * m_need >= n:
+        # long points, most entries new: one BLAS pass over all points (all counted)
+        m_need = n
+        for t in range(n):
+            need[t] = t
+        np.dot(X, xr, row)  # BLAS gemv
+    elif m_need == n:
+        np.dot(X, xr, row)  # BLAS gemv
+    else:
+        for k in range(m_need):
+            t = need[k]
             xt = X[t]
             acc = 0.0
             for f in range(d):
                 acc += xr[f] * xt[f]
             row[t] = acc
-    else:
-        np.dot(X, xr, row)  # BLAS gemv
     if kind == ROWS_RBF:
         sr = sq[r]
-        arg = np.empty(cnt)
-        val = np.empty(cnt)
-        bits = np.empty(cnt, dtype=np.int64)
-        for idx in range(cnt):
-            t = order[idx] if partial else idx
+        arg = np.empty(m_need)
+        val = np.empty(m_need)
+        bits = np.empty(m_need, dtype=np.int64)
+        for k in range(m_need):
+            t = need[k]
             dist = sr + sq[t] - 2.0 * row[t]
-            arg[idx] = -gamma * dist if dist > DISTANCE_ROUNDOFF * (sr + sq[t]) else 0.0
+            arg[k] = -gamma * dist if dist > DISTANCE_ROUNDOFF * (sr + sq[t]) else 0.0
         exp_nonpositive_into(arg, val, bits)  # vectorized: 2.5x faster than a libm call each
-        if partial:
-            for idx in range(cnt):
-                row[order[idx]] = val[idx]
-        else:
-            for t in range(cnt):  # a loop: numba's slice assignment costs 2 s of compile time
-                row[t] = val[t]
+        for k in range(m_need):  # a loop: numba's slice assignment costs 2 s of compile time
+            row[need[k]] = val[k]
         row[r] = 1.0  # r is active: its own entry is always computed
     row_epoch[s] = epoch[0] if partial else -1
     stamp[s] = clock[0]
     clock[0] += 1
-    evals[0] += cnt
+    evals[0] += m_need
 
 
 @njit(cache=True, nogil=True)

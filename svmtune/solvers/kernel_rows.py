@@ -176,8 +176,9 @@ class KernelRows:
     Attributes
     ----------
     kernel_evals : int
-        Kernel entries computed so far (``n`` per complete row, the active count per partial
-        row, ``n`` for the diagonal, and the entries for recomputing gradients).
+        Kernel entries computed so far: ``n`` for the diagonal, then for each row the entries
+        computed for it (``K`` is symmetric: an entry whose column's complete row is cached is
+        copied from there, not computed again), and the entries for recomputing gradients.
     kind : int
         0 when rows are computed through ``kernel.gram`` in Python; RBF and linear rows are
         computed inside SMO's compiled loop instead (no Python call per row, no per-row check:
@@ -281,6 +282,35 @@ class KernelRows:
                 )
         return R
 
+    def _compute_reusing(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
+        """Complete rows ``idx`` (distinct, none cached complete), each kernel entry computed once.
+
+        ``K`` is symmetric: the entries ``K[i, t]`` whose column ``t`` has its complete row cached
+        are copied from it, and the block ``K[idx, idx]`` is computed by chunks of rows, each on
+        the block's columns from its own chunk on (the entries before it are the earlier chunks'
+        entries, mirrored)."""
+        n, b = self.n, idx.shape[0]
+        if np.unique(idx).size != b:
+            return self._compute(idx)
+        cached = self._full_mask(np.arange(n, dtype=np.int64))
+        out = np.empty((b, n), dtype=np.float64)
+        have = np.flatnonzero(cached)
+        if have.size:
+            out[:, have] = self.rows[np.ix_(self.slot[have], idx)].T
+        others = ~cached
+        others[idx] = False
+        rest = np.flatnonzero(others)
+        if rest.size:
+            out[:, rest] = self._compute(idx, rest)
+        chunk = 64
+        for start in range(0, b, chunk):
+            stop = min(start + chunk, b)
+            R = self._compute(idx[start:stop], idx[start:])
+            out[start:stop][:, idx[start:]] = R
+            if stop < b:
+                out[np.ix_(np.arange(stop, b), idx[start:stop])] = R[:, stop - start :].T
+        return out
+
     @property
     def kernel_evals(self) -> int:
         """Kernel entries computed so far (here and by the compiled loop)."""
@@ -320,7 +350,7 @@ class KernelRows:
         r = int(r)
         if cols is None or cols.shape[0] >= self.n:
             if not self._has_full(r):
-                self._insert(r, self._compute(np.array([r], dtype=np.int64))[0])
+                self._insert(r, self._compute_reusing(np.array([r], dtype=np.int64))[0])
             return
         s = self.slot[r]
         if s >= 0 and (self.row_epoch[s] < 0 or self.row_epoch[s] == self.epoch[0]):
@@ -352,7 +382,7 @@ class KernelRows:
         out[have] = self.rows[self.slot[idx[have]]]
         miss = np.flatnonzero(~have)
         if miss.size:
-            out[miss] = self._compute(idx[miss])
+            out[miss] = self._compute_reusing(idx[miss])
             keep = miss[-self.capacity :]
             rs = idx[keep]
             free = np.flatnonzero(self.owner < 0)

@@ -72,3 +72,46 @@ def test_rows_from_python_match_the_full_gram(shrinking: bool) -> None:
     exact = y * (K @ (cached.alpha * y)) - 1.0
     assert np.abs(cached.gradient - exact).max() <= 1e-8 * max(1.0, np.abs(exact).max())
     assert cached.kernel_evals == rows.kernel_evals - y.size
+
+
+@pytest.mark.parametrize(
+    ("kernel", "params"),
+    [
+        (RBF(), {"gamma": 0.05}),
+        (Linear(), {}),
+        (AnisotropicRBF(n_features=23), {f"gamma_{f}": 0.01 * (1 + f % 3) for f in range(23)}),
+    ],
+)
+def test_each_kernel_entry_is_computed_once_when_every_row_fits(kernel, params) -> None:
+    # K is symmetric: with room for every row and no shrinking (complete rows only), the entry
+    # K[r, t] of a row r is copied from row t when row t is already held. Rows S computed then
+    # cost |S| n - |S| (|S| - 1) / 2 entries (each unordered pair once), plus n for the diagonal.
+    X, y = load("heart")
+    X = standardize(X, X)[0]
+    n = y.size
+    K = kernel.gram(params, X)
+    rows = KernelRows(kernel, params, X, capacity=n)
+    C = 1.0 if isinstance(kernel, Linear) else 10.0
+    res = SMO(shrinking=False).solve(y, C=C, gram=rows)
+    full = SMO(shrinking=False).solve(y, C=C, gram=K)
+    assert res.converged and full.converged
+    held = rows.owner[rows.owner >= 0]
+    s = held.size
+    assert s > 10
+    assert res.kernel_evals == s * n - s * (s - 1) // 2
+    assert rows.kernel_evals == res.kernel_evals + n
+    # the rows held are the Gram matrix's rows (a copied entry is the entry)
+    scale = max(1.0, float(np.abs(K).max()))
+    assert np.abs(rows.rows[rows.slot[held]] - K[held]).max() <= 1e-12 * scale
+    gap = max(_duality_gap(r, y, K, C) for r in (res, full))
+    assert abs(res.objective - full.objective) <= gap + 1e-9 * abs(full.objective)
+    # rows asked for from outside the loop (validation decisions) reuse the held rows as well
+    before = rows.kernel_evals
+    rest = np.setdiff1d(np.arange(n), held)
+    if rest.size:
+        got = rows.rows_of(rest)
+        assert np.abs(got - K[rest]).max() <= 1e-12 * scale
+        # the rest's own block is symmetric too: computed in chunks of 64 rows, each on the
+        # columns from its own chunk on (at most 63 / 2 entries a row twice)
+        r = rest.size
+        assert r * (r + 1) // 2 <= rows.kernel_evals - before <= r * (r + 1) // 2 + 32 * r
