@@ -75,7 +75,7 @@ class KFoldCV(SVMObjective):
       of the symmetric kernel matrix once (:class:`~svmtune.solvers.KernelRows`). An
       evaluation without ``report`` keeps the one Gram matrix, ``n^2`` entries in one pass,
       which takes less CPU at the sizes of the bundled data sets (on the Fischetti study's
-      data sets, complete evaluations on rows take 1.26x the CPU for 0.47x the entries:
+      data sets, complete evaluations on rows take 1.28x the CPU for 0.47x the entries:
       ``benchmarks/pruning.py``, its ``TPE+NopPruner`` row).
 
     When the Gram matrix does not fit ``memory_budget``, each fold trains on its own points with

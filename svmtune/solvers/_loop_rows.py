@@ -85,24 +85,29 @@ def compute_row(r, cache, source, order, size, complete):  # pragma: no cover - 
     partial = not complete and size < m and (2 * size < n or d <= 64)
     cnt = size if partial else n
     # K is symmetric: an entry K[r, t] whose column t has its complete row in the store is
-    # copied from there (computed once, counted once); the others are computed.
-    need = np.empty(cnt, dtype=np.int64)
-    m_need = 0
-    for idx in range(cnt):
-        t = order[idx] if partial else idx
-        st = slot[t]
-        if t != r and st >= 0 and row_epoch[st] < 0:
-            row[t] = rows[st, r]
-        else:
-            need[m_need] = t
-            m_need += 1
-    if not partial and d > 64 and 2 * m_need >= n:
-        # long points, most entries new: one BLAS pass over all points (all counted)
-        m_need = n
-        for t in range(n):
-            need[t] = t
-        np.dot(X, xr, row)  # BLAS gemv
-    elif m_need == n:
+    # copied from there (computed once, counted once), when such rows are at least a quarter
+    # of the columns (long points: half); with fewer, looking for them costs more CPU than
+    # they save, and the row is computed whole.
+    held = 0
+    for k in range(owner.shape[0]):
+        if owner[k] >= 0 and owner[k] != r and row_epoch[k] < 0:
+            held += 1
+    reuse = 4 * held >= cnt and (d <= 64 or 2 * held >= cnt)
+    direct = not reuse and not partial  # column k is entry k
+    need = order  # the columns computed, need[:m_need] (unless direct)
+    m_need = cnt
+    if reuse:
+        need = np.empty(cnt, dtype=np.int64)
+        m_need = 0
+        for idx in range(cnt):
+            t = order[idx] if partial else idx
+            st = slot[t]
+            if t != r and st >= 0 and row_epoch[st] < 0:
+                row[t] = rows[st, r]
+            else:
+                need[m_need] = t
+                m_need += 1
+    if direct:
         np.dot(X, xr, row)  # BLAS gemv
     else:
         for k in range(m_need):
@@ -118,12 +123,16 @@ def compute_row(r, cache, source, order, size, complete):  # pragma: no cover - 
         val = np.empty(m_need)
         bits = np.empty(m_need, dtype=np.int64)
         for k in range(m_need):
-            t = need[k]
+            t = k if direct else need[k]
             dist = sr + sq[t] - 2.0 * row[t]
             arg[k] = -gamma * dist if dist > DISTANCE_ROUNDOFF * (sr + sq[t]) else 0.0
         exp_nonpositive_into(arg, val, bits)  # vectorized: 2.5x faster than a libm call each
-        for k in range(m_need):  # a loop: numba's slice assignment costs 2 s of compile time
-            row[need[k]] = val[k]
+        if direct:
+            for t in range(m_need):  # a loop: numba's slice assignment costs 2 s of compile time
+                row[t] = val[t]
+        else:
+            for k in range(m_need):
+                row[need[k]] = val[k]
         row[r] = 1.0  # r is active: its own entry is always computed
     row_epoch[s] = epoch[0] if partial else -1
     stamp[s] = clock[0]
