@@ -86,22 +86,25 @@ def best_so_far(traces: pd.DataFrame, *, n_train: float | None = None) -> pd.Ser
     >>> best_so_far(t).tolist()
     [nan, 0.3, 0.2, 0.2]
     """
-    if len(traces) == 0:
-        return pd.Series([], index=traces.index, dtype=float)
-    value = pd.to_numeric(traces["value"], errors="coerce").astype(float)
-    counted = value.where(full_fidelity(traces, n_train=n_train))
+    n = len(traces)
+    value = pd.to_numeric(traces["value"], errors="coerce").to_numpy(dtype=float)
+    counted = np.where(full_fidelity(traces, n_train=n_train), value, np.nan)
     keys = _run_keys(traces)
-    order = traces.sort_values([*keys, "eval"], kind="stable").index if "eval" in traces else None
-    ordered = counted if order is None else counted.loc[order]
-    if keys:
-        groups = [traces.loc[ordered.index, k] for k in keys]
-        best = ordered.groupby(groups, sort=False).cummin()
-    else:
-        best = ordered.cummin()
-    # cummin leaves NaN rows NaN: carry the run's last best over them
-    best = (
-        best.groupby([traces.loc[best.index, k] for k in keys], sort=False).ffill()
-        if keys
-        else best.ffill()
-    )
-    return best.reindex(traces.index).astype(float)
+    # positions in run and eval order (a stable sort: the frame's order among equal keys)
+    frame = pd.DataFrame({k: traces[k].to_numpy() for k in keys})
+    if "eval" in traces.columns:
+        frame["eval"] = pd.to_numeric(traces["eval"], errors="coerce").to_numpy()
+    by = list(frame.columns)
+    order = frame.sort_values(by, kind="stable").index.to_numpy() if by else np.arange(n)
+    out = np.full(n, np.nan)
+    run = frame.loc[order, keys].to_numpy() if keys else np.zeros((n, 0))
+    best, previous = np.nan, None
+    for pos, row in zip(order, run, strict=True):
+        key = tuple(row)
+        if key != previous:
+            best, previous = np.nan, key
+        v = counted[pos]
+        if np.isfinite(v) and not v >= best:
+            best = v
+        out[pos] = best
+    return pd.Series(out, index=traces.index, dtype=float)
