@@ -110,10 +110,19 @@ def cells_frame(rows: Any) -> pd.DataFrame:
 TRACE_COLUMNS = [col for col in traces_table.columns if col.name not in ("cell_id",)]
 
 
-def traces_query(study: str | None) -> Any:
+def traces_query(study: str | None, have: set[str] | None = None) -> Any:
+    """The stored traces (of one study, or all) with their cells' keys and ``n_train``.
+
+    ``have``: the columns the database's traces table has (default: all); a missing one (a
+    database written before it, opened read-only so not upgraded) is read as NULL.
+    """
     t, c, s = traces_table.c, cells_table.c, studies_table.c
+    columns = [
+        col if have is None or col.name in have else sa.null().label(col.name)
+        for col in TRACE_COLUMNS
+    ]
     query = (
-        sa.select(s.name.label("study"), c.dataset, c.split, c.method, c.n_train, *TRACE_COLUMNS)
+        sa.select(s.name.label("study"), c.dataset, c.split, c.method, c.n_train, *columns)
         .join_from(traces_table, cells_table, t.cell_id == c.id)
         .join(studies_table, c.study_id == s.id)
         .order_by(s.name, c.dataset, c.split, c.method, t.eval)

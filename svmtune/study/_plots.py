@@ -22,6 +22,7 @@ from svmtune.study._fidelity import best_so_far
 from svmtune.study._results import method_means, pareto_mask
 
 __all__ = [
+    "NO_FULL",
     "TIME_LABELS",
     "plot_best_so_far",
     "plot_error_vs_time",
@@ -39,7 +40,7 @@ TIME_LABELS = {
 
 _TIME_FLOOR = 1e-4  # seconds; a time shown on a log axis is at least this
 #: Legend note of a method with no evaluation at full fidelity in a panel.
-_NO_FULL = "no evaluation on all the training data"
+NO_FULL = "no evaluation on all the training data"
 
 
 def _colors(methods: Sequence[str]) -> dict[str, tuple[float, ...]]:
@@ -301,7 +302,7 @@ def plot_best_so_far(
                 continue
             runs = [g for g in runs if g["best_value"].notna().any()]
             if not runs:
-                ax.plot([], [], color=colors[m], linestyle=":", label=f"{m}: {_NO_FULL}")
+                ax.plot([], [], color=colors[m], linestyle=":", label=f"{m}: {NO_FULL}")
                 continue
             for g in runs:
                 ax.step(

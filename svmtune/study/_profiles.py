@@ -90,7 +90,9 @@ def _check(traces: pd.DataFrame, cost: str, metric: str) -> str:
     cost = cost_axis(cost)
     if metric not in _METRICS:
         raise ValueError(f"unknown metric {metric!r}; use one of {list(_METRICS)}")
-    need = {"dataset", "split", "method", cost, metric}
+    # the best value so far is recomputed from ``value`` when the traces have it
+    recomputed = metric == "best_value" and "value" in getattr(traces, "columns", ())
+    need = {"dataset", "split", "method", cost, "value" if recomputed else metric}
     if not isinstance(traces, pd.DataFrame) or need - set(traces.columns):
         have = [] if not isinstance(traces, pd.DataFrame) else list(traces.columns)
         raise ValueError(f"traces lack the columns {sorted(need - set(have))}")

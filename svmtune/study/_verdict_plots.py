@@ -17,7 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from svmtune.study._compare import Comparison
-from svmtune.study._plots import panel_grid, shared_legend
+from svmtune.study._plots import NO_FULL, panel_grid, shared_legend
 from svmtune.study._profiles import (
     COST_AXES,
     anytime_profile,
@@ -119,6 +119,9 @@ def plot_anytime(
     over the splits as a line and the interquartile range as a band, per method.
 
     Methods whose traces do not count ``cost`` (peers count no kernel evaluations) are left out.
+    With ``metric="best_value"`` only evaluations at full fidelity give values (see
+    :func:`svmtune.study.best_so_far`); a method with none on a data set (successive halving
+    whose last rung is a subsample) draws no line there, and its legend entry says so.
     """
     cost = cost_axis(cost)
     have = methods_with_cost(traces, cost)
@@ -130,7 +133,11 @@ def plot_anytime(
     for ax, d in zip(axes, dnames, strict=True):
         for m in mnames:
             p = prof[(prof["dataset"] == d) & (prof["method"] == m)]
-            if p.empty or p["median"].isna().all():
+            if p.empty:
+                continue
+            if p["median"].isna().all():
+                if metric == "best_value" and (p["answered"] == 0).all():
+                    ax.plot([], [], label=f"{m}: {NO_FULL}", lw=1.4, **style[m])
                 continue
             ax.plot(p["budget"], p["median"], label=m, lw=1.4, **style[m])
             ax.fill_between(

@@ -110,6 +110,15 @@ def test_the_anytime_objective_profile_counts_only_full_evaluations():
     assert prof["answered"].tolist() == [0.0, *[1.0] * 6]
 
 
+def test_the_anytime_objective_figure_names_a_method_with_no_full_evaluation():
+    from svmtune.study._verdict_plots import plot_anytime
+
+    t = HAND.assign(method="sub", status="ok", stage=None, n_samples=30)
+    fig = plot_anytime(pd.concat([HAND, t]), metric="best_value")
+    labels = [text.get_text() for text in fig.legends[0].get_texts()]
+    assert labels == ["m", "sub: no evaluation on all the training data"]
+
+
 def test_incumbents_are_full_evaluations():
     assert incumbent_rows(HAND).tolist() == [-1, 1, 1, 1, 4, 4, 4]
     assert incumbent_rows(HAND, n_train=30).tolist() == [-1, 1, 2, 2, 2, 2, 2]
@@ -235,6 +244,16 @@ def test_an_old_database_opens_and_resumes(tmp_path, db_url):
     stored = {c["name"] for c in sa.inspect(dst).get_columns("traces")}
     assert "incumbent_test_error" in stored and "n_samples" not in stored and "stage" not in stored
     dst.dispose()
+
+    # read-only (``svmtune report``), it is not upgraded: the new columns read as NaN
+    ro = Storage(db_url, read_only=True)
+    try:
+        before = ro.traces()
+        assert len(before) and before["n_samples"].isna().all() and before["stage"].isna().all()
+        assert set(before["status"]) == {"ok", "screen"}
+        assert len(ro.snapshot("fidelity").traces) == len(before)
+    finally:
+        ro.close()
 
     # the new version opens it (adding the columns) and runs only the new split
     resumed = _halving_and_cascade_study(db_url, 2)
