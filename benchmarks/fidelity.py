@@ -17,6 +17,9 @@ its stored traces. Per method it prints
   row (screens and pruned trials' partial errors included) -- how far a curve counting them
   would drop below anything a full evaluation reached. Where a run has no full value, the gap
   is to the run's answer's value (its last rung's);
+- per data set, the end of each method's mean best-so-far curve (mean over the splits of the
+  run's final best value, percent) by the full-fidelity rule (``full``, NaN where no run has a
+  full value) and by the rule that counted every ``ok`` row (``ok rows``);
 - per successive-halving run, the training points and those of its last rung.
 
     python benchmarks/fidelity.py                                  # results/quickstart.db
@@ -79,6 +82,19 @@ def fidelity_table(results: pd.DataFrame, traces: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("method")
 
 
+def curve_ends(traces: pd.DataFrame) -> pd.DataFrame:
+    """Per data set and method: the mean over the splits of the final best value, by the
+    full-fidelity rule and by the rule that counted every ok row (percent)."""
+    tr = traces.sort_values(["dataset", "split", "method", "eval"]).copy()
+    tr["full"] = best_so_far(tr)
+    ok = pd.to_numeric(tr["value"].where(tr["status"].astype(str) == "ok"), errors="coerce")
+    tr["ok rows"] = ok.groupby([tr["dataset"], tr["split"], tr["method"]]).cummin()
+    runs = tr.groupby(["dataset", "method", "split"], sort=False)[["full", "ok rows"]].agg(
+        lambda v: v.dropna().iloc[-1] if v.notna().any() else np.nan
+    )
+    return (100 * runs.groupby(["dataset", "method"], sort=False).mean()).round(2).unstack(0)
+
+
 def halving_rungs(traces: pd.DataFrame) -> pd.DataFrame:
     """Per data set with successive-halving rows: training points and the last rung's points."""
     h = traces[traces["n_samples"].notna()]
@@ -102,6 +118,8 @@ def main() -> None:
     results, traces = study.results(), study.traces()
     with pd.option_context("display.width", 120):
         print(fidelity_table(results, traces).to_string())
+        print()
+        print(curve_ends(traces).to_string())
         print()
         print(halving_rungs(traces).to_string())
 
