@@ -22,7 +22,6 @@ from svmtune.study._fidelity import best_so_far
 from svmtune.study._results import method_means, pareto_mask
 
 __all__ = [
-    "NO_FULL",
     "TIME_LABELS",
     "plot_best_so_far",
     "plot_error_vs_time",
