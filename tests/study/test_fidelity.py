@@ -275,3 +275,36 @@ def test_an_old_database_opens_and_resumes(tmp_path, db_url):
         have = {c["name"] for c in sa.inspect(conn).get_columns("traces")}
     assert set(TRACE_EXTRA_COLUMNS) <= have
     assert math.isfinite(float(res["objective_value"].max()))
+
+
+def test_a_halving_peer_stores_its_rungs_and_counts_only_the_full_one(tmp_path):
+    from sklearn.experimental import enable_halving_search_cv  # noqa: F401
+    from sklearn.model_selection import HalvingGridSearchCV
+    from sklearn.svm import SVC
+
+    from svmtune.study import PeerMethod
+
+    from ._toys import blobs, halves
+
+    grid = {"C": [0.1, 1.0, 10.0], "gamma": [0.01, 0.1, 1.0]}
+    peer = PeerMethod(HalvingGridSearchCV(SVC(), grid, cv=2, min_resources=8))
+    study = Study(
+        "peer-halving",
+        datasets=[blobs],
+        split=halves,
+        n_splits=1,
+        methods={"h": peer},
+        storage=f"sqlite:///{tmp_path / 'p.db'}",
+    )
+    study.run()
+    res, tr = study.results(), study.traces().sort_values("eval")
+    n_train = int(res["n_train"].iloc[0])
+    assert tr["rung"].tolist() == [0] * 9 + [1] * 3 + [2]
+    assert tr["n_samples"].tolist() == [8] * 9 + [24] * 3 + [n_train] and n_train == 72
+    full = tr["value"].where(tr["n_samples"] == n_train)
+    np.testing.assert_allclose(tr["best_value"], full.cummin(), equal_nan=True)
+    np.testing.assert_allclose(best_so_far(tr), tr["best_value"], equal_nan=True)
+    # no incumbent on a subsample: the first is the full rung's, the search's answer
+    inc = tr["incumbent_test_error"].to_numpy()
+    assert np.isnan(inc[:-1]).all()
+    assert inc[-1] == pytest.approx(float(res["test_error"].iloc[0]))
