@@ -121,7 +121,7 @@ def plot_anytime(
     Methods whose traces do not count ``cost`` (peers count no kernel evaluations) are left out.
     With ``metric="best_value"`` only evaluations at full fidelity give values (see
     :func:`svmtune.study.best_so_far`); a method with none on a data set (successive halving
-    whose last rung is a subsample) draws no line there, and its legend entry says so.
+    whose last rung is a subsample) draws no line there, and the title says so.
     """
     cost = cost_axis(cost)
     have = methods_with_cost(traces, cost)
@@ -130,6 +130,7 @@ def plot_anytime(
     dnames = list(datasets) if datasets is not None else list(dict.fromkeys(prof["dataset"]))
     style = _styles(list(methods or mnames), traces)
     fig, axes = panel_grid(len(dnames), width=3.6, height=2.8)
+    no_full: dict[str, list[str]] = {}
     for ax, d in zip(axes, dnames, strict=True):
         for m in mnames:
             p = prof[(prof["dataset"] == d) & (prof["method"] == m)]
@@ -137,7 +138,7 @@ def plot_anytime(
                 continue
             if p["median"].isna().all():
                 if metric == "best_value" and (p["answered"] == 0).all():
-                    ax.plot([], [], label=f"{m}: {NO_FULL}", lw=1.4, **style[m])
+                    no_full.setdefault(m, []).append(d)
                 continue
             ax.plot(p["budget"], p["median"], label=m, lw=1.4, **style[m])
             ax.fill_between(
@@ -150,9 +151,13 @@ def plot_anytime(
         axes[0].set_ylabel(_METRIC_LABELS[metric])
         for ax in axes[-min(3, len(axes)) :]:
             ax.set_xlabel(_cost_label(cost))
+    note = "".join(
+        f"\n{m}: {NO_FULL} ({', '.join(ds) if len(ds) < len(dnames) else 'every data set'})"
+        for m, ds in no_full.items()
+    )
     fig.suptitle(
         f"{_METRIC_LABELS[metric].capitalize()} against {COST_AXES[cost]}: median over splits, "
-        "interquartile band",
+        "interquartile band" + note,
         fontsize=10,
     )
     shared_legend(fig, axes)

@@ -116,7 +116,8 @@ def test_the_anytime_objective_figure_names_a_method_with_no_full_evaluation():
     t = HAND.assign(method="sub", status="ok", stage=None, n_samples=30)
     fig = plot_anytime(pd.concat([HAND, t]), metric="best_value")
     labels = [text.get_text() for text in fig.legends[0].get_texts()]
-    assert labels == ["m", "sub: no evaluation on all the training data"]
+    assert labels == ["m"]
+    assert "sub: no evaluation on all the training data (every data set)" in fig.get_suptitle()
 
 
 def test_incumbents_are_full_evaluations():
