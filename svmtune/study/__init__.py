@@ -9,6 +9,7 @@ from svmtune.study._compare import Comparison, HypothesisTest, compare
 from svmtune.study._curve import parameter_curve
 from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
 from svmtune.study._definition import StudyChangedError
+from svmtune.study._fidelity import best_so_far, full_fidelity
 from svmtune.study._loading import load_study, load_study_module
 from svmtune.study._method import Method
 from svmtune.study._names import check_study_name
@@ -47,12 +48,14 @@ __all__ = [
     "StudyChangedError",
     "SummaryTable",
     "anytime_profile",
+    "best_so_far",
     "cell_seed",
     "compare",
     "check_study_name",
     "default_storage_url",
     "ecdf_profile",
     "format_summary",
+    "full_fidelity",
     "load_study",
     "load_study_module",
     "method_means",

@@ -166,7 +166,10 @@ def run_cell(task: CellTask) -> CellRecord:
             # anytime curves: the test error of each incumbent, after the timed run (uncharged)
             trace = result.trace.copy()
             trace["incumbent_test_error"] = incumbent_test_errors(
-                trace, lambda p: bound.classifier(p).error(Xte, yte), final=rec.test_error
+                trace,
+                lambda p: bound.classifier(p).error(Xte, yte),
+                final=rec.test_error,
+                n_train=bound.n_samples,
             )
     except Exception as exc:  # a failed cell is recorded and the study goes on
         rec.status = str(Status.FAILED)

@@ -110,10 +110,19 @@ def cells_frame(rows: Any) -> pd.DataFrame:
 TRACE_COLUMNS = [col for col in traces_table.columns if col.name not in ("cell_id",)]
 
 
-def traces_query(study: str | None) -> Any:
+def traces_query(study: str | None, have: set[str] | None = None) -> Any:
+    """The stored traces (of one study, or all) with their cells' keys and ``n_train``.
+
+    ``have``: the columns the database's traces table has (default: all); a missing one (a
+    database written before it, opened read-only so not upgraded) is read as NULL.
+    """
     t, c, s = traces_table.c, cells_table.c, studies_table.c
+    columns = [
+        col if have is None or col.name in have else sa.null().label(col.name)
+        for col in TRACE_COLUMNS
+    ]
     query = (
-        sa.select(s.name.label("study"), c.dataset, c.split, c.method, *TRACE_COLUMNS)
+        sa.select(s.name.label("study"), c.dataset, c.split, c.method, c.n_train, *columns)
         .join_from(traces_table, cells_table, t.cell_id == c.id)
         .join(studies_table, c.study_id == s.id)
         .order_by(s.name, c.dataset, c.split, c.method, t.eval)
@@ -125,7 +134,7 @@ def traces_query(study: str | None) -> Any:
 
 def traces_frame(rows: Any) -> pd.DataFrame:
     df = pd.DataFrame(rows)
-    base = ["study", "dataset", "split", "method"]
+    base = ["study", "dataset", "split", "method", "n_train"]
     if df.empty:
         return pd.DataFrame(columns=[*base, *(col.name for col in TRACE_COLUMNS)])
     params = pd.DataFrame([json.loads(p) for p in df.pop("params")], index=df.index)
@@ -139,8 +148,13 @@ def traces_frame(rows: Any) -> pd.DataFrame:
         "cpu_s",
         "cum_wall_s",
         "cum_cpu_s",
+        "grad_norm",
     ):
         df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    # integer columns, float with NaN where NULL (rows of another tuner, or stored before the
+    # column existed), as in a tuner's own trace
+    for col in ("n_train", "level", "rung", "n_samples", "working_set"):
+        df[col] = pd.to_numeric(df[col], errors="coerce")
     return df
 
 
@@ -195,4 +209,14 @@ def trace_rows(cell_id: int, trace: pd.DataFrame) -> Iterable[dict[str, Any]]:
             "cum_iterations": as_int(rec.get("cum_iterations")),
             "best_value": as_float(rec.get("best_value")),
             "incumbent_test_error": as_float(rec.get("incumbent_test_error")),
+            "level": as_int(rec.get("level")),
+            "stage": None if _missing(rec.get("stage")) else str(rec["stage"]),
+            "rung": as_int(rec.get("rung")),
+            "n_samples": as_int(rec.get("n_samples")),
+            "grad_norm": as_float(rec.get("grad_norm")),
+            "working_set": as_int(rec.get("working_set")),
         }
+
+
+def _missing(v: Any) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))

@@ -1,7 +1,10 @@
 """The test error of a tuning run's incumbent after each evaluation (anytime curves).
 
 A trace row's *incumbent* is the best setting found so far: the first evaluation, up to that
-row, with the lowest value among the ok ones (the tuners' own rule for ties). Its test error is
+row, with the lowest value among those at full fidelity (the tuners' own rule for ties; see
+:func:`~svmtune.study._fidelity.full_fidelity`: a cascade's screen, a pruned trial or a
+successive-halving rung on a subsample has a value on another scale, and is never compared
+with a full evaluation's). Its test error is
 what a user who stopped the run at that row would get. It is computed after the timed run, once
 per change of incumbent, and is not charged to the tuning cost.
 """
@@ -14,11 +17,15 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
+from svmtune.study._fidelity import full_fidelity
+
 __all__ = ["incumbent_rows", "incumbent_test_errors"]
 
 
-def incumbent_rows(trace: pd.DataFrame) -> np.ndarray:
-    """Per trace row, the position of its incumbent (-1 before the first ok evaluation).
+def incumbent_rows(trace: pd.DataFrame, *, n_train: int | None = None) -> np.ndarray:
+    """Per trace row, the position of its incumbent (-1 before the first full-fidelity one).
+
+    ``n_train``: the training points (a row with fewer ``n_samples`` is a subsample's).
 
     Examples
     --------
@@ -29,8 +36,7 @@ def incumbent_rows(trace: pd.DataFrame) -> np.ndarray:
     """
     n = len(trace)
     value = pd.to_numeric(trace["value"], errors="coerce").to_numpy(dtype=float)
-    ok = (trace["status"].astype(str) == "ok").to_numpy() if "status" in trace else np.ones(n, bool)
-    score = np.where(ok & np.isfinite(value), value, math.inf)
+    score = np.where(full_fidelity(trace, n_train=n_train), value, math.inf)
     out = np.full(n, -1, dtype=np.int64)
     best, where = math.inf, -1
     for i in range(n):
@@ -45,6 +51,7 @@ def incumbent_test_errors(
     test_error: Callable[[dict[str, float]], float],
     *,
     final: float | None = None,
+    n_train: int | None = None,
 ) -> np.ndarray:
     """The test error of each trace row's incumbent.
 
@@ -58,6 +65,8 @@ def incumbent_test_errors(
     final : float, optional
         The test error of the run's answer: it is the last row's incumbent (a tuner whose answer
         is not the lowest value seen, e.g. Bisection's centre point, ends on it).
+    n_train : int, optional
+        The training points, for :func:`incumbent_rows`.
 
     Returns
     -------
@@ -72,7 +81,7 @@ def incumbent_test_errors(
     >>> incumbent_test_errors(t, lambda p: p["C"] / 1000).tolist()
     [0.001, 0.01, 0.01]
     """
-    rows = incumbent_rows(trace)
+    rows = incumbent_rows(trace, n_train=n_train)
     pcols = [c for c in trace.columns if str(c).startswith("param_")]
     memo: dict[int, float] = {}
     out = np.full(len(trace), np.nan)

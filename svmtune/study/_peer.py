@@ -210,7 +210,13 @@ def _cv_results(est: Any) -> dict[str, Any] | None:
     return out
 
 
-def _trace(results: Mapping[str, Any], n_splits: int, cpu_s: float) -> pd.DataFrame:
+def _trace(
+    results: Mapping[str, Any], n_splits: int, cpu_s: float, *, n_train: int | None = None
+) -> pd.DataFrame:
+    """The trace of a search's ``cv_results_``. A successive-halving search on samples
+    (scikit-learn's ``HalvingGridSearchCV``, whose results have ``n_resources`` and ``iter``)
+    gives each row its ``rung`` and ``n_samples``, and ``best_value`` counts only the rows on
+    ``n_train`` points (NaN before)."""
     params = list(results["params"])
     score = np.asarray(results.get("mean_test_score", [np.nan] * len(params)), dtype=float)
     fit_t = np.asarray(results.get("mean_fit_time", [0.0] * len(params)), dtype=float)
@@ -220,11 +226,14 @@ def _trace(results: Mapping[str, Any], n_splits: int, cpu_s: float) -> pd.DataFr
     cpu = wall * (cpu_s / total) if total > 0 else np.full(len(params), cpu_s / max(len(params), 1))
     names = sorted({k for p in params for k, v in p.items() if _is_number(v)})
     value = 1.0 - score
+    sizes = results.get("n_resources") if n_train is not None else None
+    rungs = results.get("iter")
     rows = []
     best = math.inf
     for i, p in enumerate(params):
         v = float(value[i])
-        if math.isfinite(v):
+        sub = sizes is not None and int(sizes[i]) < int(n_train)  # type: ignore[arg-type]
+        if math.isfinite(v) and not sub:
             best = min(best, v)
         rows.append(
             {
@@ -236,7 +245,12 @@ def _trace(results: Mapping[str, Any], n_splits: int, cpu_s: float) -> pd.DataFr
                 "cpu_s": float(cpu[i]),
                 "kernel_evals": 0,
                 "iterations": 0,
-                "best_value": best,
+                "best_value": best if math.isfinite(best) or sizes is None else math.nan,
+                **(
+                    {"rung": int(rungs[i]), "n_samples": int(sizes[i])}
+                    if sizes is not None and rungs is not None
+                    else {}
+                ),
             }
         )
     df = pd.DataFrame(rows)
@@ -288,7 +302,8 @@ def fit_peer(
         best_score = getattr(est, "best_score_", None)
         if scoring in (None, "accuracy") and _is_number(best_score):
             objective_value = 1.0 - float(best_score)  # type: ignore[arg-type]
-        trace = _trace(results, n_splits, cpu_s)
+        on_samples = getattr(est, "resource", None) == "n_samples"
+        trace = _trace(results, n_splits, cpu_s, n_train=len(y_train) if on_samples else None)
         trace["incumbent_test_error"] = _incumbent_errors(
             est, results, trace, X_train, y_train, X_test, y_test, final=test_error
         )
@@ -322,7 +337,7 @@ def _incumbent_errors(
 
     from svmtune.study._incumbent import incumbent_rows
 
-    rows = incumbent_rows(trace)
+    rows = incumbent_rows(trace, n_train=len(y_train))
     base = getattr(est, "estimator", None)
     params = list(results["params"])
     memo: dict[int, float] = {}

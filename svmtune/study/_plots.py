@@ -18,6 +18,7 @@ import pandas as pd
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from svmtune.study._fidelity import best_so_far
 from svmtune.study._results import method_means, pareto_mask
 
 __all__ = [
@@ -37,6 +38,8 @@ TIME_LABELS = {
 }
 
 _TIME_FLOOR = 1e-4  # seconds; a time shown on a log axis is at least this
+#: Legend note of a method with no evaluation at full fidelity in a panel.
+NO_FULL = "no evaluation on all the training data"
 
 
 def _colors(methods: Sequence[str]) -> dict[str, tuple[float, ...]]:
@@ -243,10 +246,21 @@ def plot_best_so_far(
     when the slowest run has its first value (before that the mean is undefined), and there it
     may lie below the thin lines' starts, since faster runs have improved by then.
 
+    Only evaluations at full fidelity give a value (:func:`svmtune.study.best_so_far`): the
+    objective on all the training data, status ``"ok"``. A cascade's screen (status
+    ``"screen"``), a pruned trial's partial error (``"pruned"``) and a successive-halving rung
+    on a subsample (``n_samples`` below the cell's ``n_train``) are errors on another scale,
+    often lower than any full evaluation's, and do not lower the curve; their cost still moves
+    the time axis (the cheap work is paid for). A run's line starts at its first full
+    evaluation; a method none of whose runs evaluated on all the training data (successive
+    halving whose last rung is a subsample) draws no line, and its legend entry says so.
+
     Parameters
     ----------
     traces : DataFrame
-        ``Study.traces()``: ``dataset, split, method, eval``, a time column and ``best_value``.
+        ``Study.traces()``: ``dataset, split, method, eval``, a time column, ``value`` and
+        ``status`` (and, for multi-fidelity tuners, ``stage``, ``n_samples`` and ``n_train``).
+        A frame without ``value`` is drawn from its ``best_value`` column as it is.
     time : {"cum_cpu_s", "cum_wall_s"}, default "cum_cpu_s"
     methods : sequence of str, optional
     objectives : dict method -> str, optional
@@ -260,7 +274,7 @@ def plot_best_so_far(
     >>> import pandas as pd
     >>> t = pd.DataFrame({"dataset": ["a"] * 3, "split": [0] * 3, "method": ["m"] * 3,
     ...                   "eval": [0, 1, 2], "cum_cpu_s": [0.1, 0.2, 0.3],
-    ...                   "best_value": [0.3, 0.2, 0.2]})
+    ...                   "value": [0.3, 0.2, 0.1], "status": ["ok", "ok", "pruned"]})
     >>> fig = plot_best_so_far(t, objectives={"m": "LOO_2"})
     >>> fig.axes[0].get_xscale(), fig.axes[0].get_title()
     ('log', 'a: LOO_2')
@@ -275,6 +289,8 @@ def plot_best_so_far(
     fig, axes = panel_grid(len(panels))
     tr = traces.copy()
     tr[time] = np.maximum(tr[time].astype(float), _TIME_FLOOR)
+    if "value" in tr.columns:
+        tr["best_value"] = best_so_far(tr)
     tr["best_value"] = tr["best_value"].astype(float).replace([np.inf, -np.inf], np.nan)
     for ax, (d, o) in zip(axes, panels, strict=True):
         sub = tr[tr["dataset"] == d]
@@ -282,6 +298,10 @@ def plot_best_so_far(
         for m in (m for m in names if label[m] == o):
             runs = [g.sort_values("eval") for _, g in sub[sub["method"] == m].groupby("split")]
             if not runs:
+                continue
+            runs = [g for g in runs if g["best_value"].notna().any()]
+            if not runs:
+                ax.plot([], [], color=colors[m], linestyle=":", label=f"{m}: {NO_FULL}")
                 continue
             for g in runs:
                 ax.step(
@@ -292,14 +312,14 @@ def plot_best_so_far(
                     alpha=0.25,
                     linewidth=0.8,
                 )
-            start = max(float(g[time].iloc[0]) for g in runs)
+            start = max(float(g.loc[g["best_value"].notna(), time].iloc[0]) for g in runs)
             end = max(float(g[time].iloc[-1]) for g in runs)
             grid = np.geomspace(start, max(end, start * 1.0001), 200)
             curves = [
                 _best_so_far_at(g[time].to_numpy(float), g["best_value"].to_numpy(float), grid)
                 for g in runs
             ]
-            # mean over the runs with a value by then (a screen's rows have none: no mean)
+            # mean over the runs with a value (from when every one of them has one)
             stack = np.asarray(curves)
             some = np.isfinite(stack).any(axis=0)
             mean = np.full(grid.shape, np.nan)
@@ -318,7 +338,8 @@ def plot_best_so_far(
         title
         or f"Best objective value found so far vs elapsed {clock}"
         " time, one panel per data set and objective\n(thin: one tuning run; bold: mean over "
-        "splits, from when every run has its first value)"
+        "splits, from when every run has its first value; only evaluations on all the training "
+        "data give values,\nscreens, pruned trials and subsample rungs count in the time only)"
     )
     return fig
 

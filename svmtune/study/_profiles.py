@@ -3,7 +3,10 @@
 A *run* is one cell's trace (data set, split, method). At a budget ``b`` of cumulative cost
 (``cum_cpu_s`` or ``cum_kernel_evals``) a run's value is that of its last evaluation whose
 cumulative cost is at most ``b``: the incumbent's test error (``incumbent_test_error``) or the
-objective's best value so far (``best_value``). Before its first evaluation a run has no answer.
+objective's best value so far (``best_value``, recomputed from ``value`` and ``status`` when the
+traces have them: only evaluations at full fidelity count, see
+:func:`~svmtune.study._fidelity.best_so_far`, while the cost axis counts every evaluation).
+Before its first evaluation a run has no answer.
 
 - :func:`anytime_profile`: per data set and method, the median and interquartile range over the
   splits at each budget (a run with no answer yet counts as the worst, so the median exists once
@@ -22,6 +25,8 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
+
+from svmtune.study._fidelity import best_so_far
 
 __all__ = [
     "normalized_scores",
@@ -85,7 +90,9 @@ def _check(traces: pd.DataFrame, cost: str, metric: str) -> str:
     cost = cost_axis(cost)
     if metric not in _METRICS:
         raise ValueError(f"unknown metric {metric!r}; use one of {list(_METRICS)}")
-    need = {"dataset", "split", "method", cost, metric}
+    # the best value so far is recomputed from ``value`` when the traces have it
+    recomputed = metric == "best_value" and "value" in getattr(traces, "columns", ())
+    need = {"dataset", "split", "method", cost, "value" if recomputed else metric}
     if not isinstance(traces, pd.DataFrame) or need - set(traces.columns):
         have = [] if not isinstance(traces, pd.DataFrame) else list(traces.columns)
         raise ValueError(f"traces lack the columns {sorted(need - set(have))}")
@@ -128,6 +135,8 @@ def _runs(traces: pd.DataFrame, cost: str, metric: str) -> dict[tuple[str, int, 
     out = {}
     order = ["dataset", "split", "method"] + (["eval"] if "eval" in traces.columns else [])
     t = traces.sort_values(order, kind="stable")
+    if metric == "best_value" and "value" in t.columns:
+        t = t.assign(best_value=best_so_far(t))
     for (d, s, m), g in t.groupby(["dataset", "split", "method"], sort=False):
         x = pd.to_numeric(g[cost], errors="coerce").to_numpy(dtype=float)
         y = pd.to_numeric(g[metric], errors="coerce").to_numpy(dtype=float)

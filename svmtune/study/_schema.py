@@ -22,6 +22,7 @@ from sqlalchemy.engine import Engine, make_url
 __all__ = [
     "CELL_COLUMNS",
     "RUNNING",
+    "TRACE_EXTRA_COLUMNS",
     "cells_table",
     "checkpoint",
     "create_tables",
@@ -107,7 +108,28 @@ traces_table = sa.Table(
     sa.Column("cum_iterations", sa.BigInteger),
     sa.Column("best_value", sa.Float),
     sa.Column("incumbent_test_error", sa.Float),
+    # what kind of evaluation the row is (NULL where the tuner does not say): the nested
+    # search's level, the cascade's stage, successive halving's rung and subsample size, the
+    # gradient tuners' gradient norm and incremental learning's working-set size
+    sa.Column("level", sa.Integer),
+    sa.Column("stage", sa.String(32)),
+    sa.Column("rung", sa.Integer),
+    sa.Column("n_samples", sa.BigInteger),
+    sa.Column("grad_norm", sa.Float),
+    sa.Column("working_set", sa.BigInteger),
 )
+
+#: Trace columns added after the first layout of the ``traces`` table, with their SQL types:
+#: :func:`_upgrade_schema` adds them (NULL in the rows stored before) to an older database.
+TRACE_EXTRA_COLUMNS = {
+    "incumbent_test_error": "FLOAT",  # the anytime profiles
+    "level": "INTEGER",  # the trace's kind of evaluation (multi-fidelity rows)
+    "stage": "VARCHAR(32)",
+    "rung": "INTEGER",
+    "n_samples": "BIGINT",
+    "grad_norm": "FLOAT",
+    "working_set": "BIGINT",
+}
 
 CELL_COLUMNS = (
     "dataset",
@@ -178,7 +200,8 @@ def _sqlite_begin(conn: sa.Connection) -> None:
 
 def _upgrade_schema(engine: Engine) -> None:
     """Add the claim columns to a database written before workers could share it, and the
-    traces' ``incumbent_test_error`` to one written before the anytime profiles."""
+    traces' :data:`TRACE_EXTRA_COLUMNS` to one written before them (nullable columns: the rows
+    stored before read back as NULL/NaN there, and the database resumes as it was)."""
     have = {c["name"] for c in sa.inspect(engine).get_columns("cells")}
     with engine.begin() as conn:
         kinds = {"worker": "VARCHAR(200)", "heartbeat": "TIMESTAMP", "box": "TEXT"}
@@ -186,8 +209,9 @@ def _upgrade_schema(engine: Engine) -> None:
             if col not in have:
                 conn.exec_driver_sql(f"ALTER TABLE cells ADD COLUMN {col} {kind}")
         traces = {c["name"] for c in sa.inspect(engine).get_columns("traces")}
-        if "incumbent_test_error" not in traces:  # added with the anytime profiles
-            conn.exec_driver_sql("ALTER TABLE traces ADD COLUMN incumbent_test_error FLOAT")
+        for col, kind in TRACE_EXTRA_COLUMNS.items():
+            if col not in traces:
+                conn.exec_driver_sql(f"ALTER TABLE traces ADD COLUMN {col} {kind}")
 
 
 #: Seconds to wait for a database server to answer a new connection.

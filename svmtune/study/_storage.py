@@ -374,7 +374,15 @@ class Storage:
         if not self.has_tables:
             return traces_frame([])
         with self.engine.connect() as conn:
-            return traces_frame(conn.execute(traces_query(study)).mappings().all())
+            query = traces_query(study, self._trace_columns(conn))
+            return traces_frame(conn.execute(query).mappings().all())
+
+    def _trace_columns(self, conn: sa.Connection) -> set[str] | None:
+        """The traces table's columns in a database opened read-only (it was not upgraded: an
+        older one lacks the newer columns); None (all of them) otherwise."""
+        if not self.read_only:
+            return None
+        return {c["name"] for c in sa.inspect(conn).get_columns("traces")}
 
     def snapshot(self, study: str) -> Snapshot:
         """The stored cells, their traces and the running claims of ``study``, all read in one
@@ -390,7 +398,7 @@ class Storage:
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
         with conn, conn.begin():
             cells = conn.execute(cells_query(study)).mappings().all()
-            traces = conn.execute(traces_query(study)).mappings().all()
+            traces = conn.execute(traces_query(study, self._trace_columns(conn))).mappings().all()
             running = conn.execute(
                 sa.select(c.dataset, c.split, c.method, c.worker)
                 .join_from(cells_table, studies_table, c.study_id == s.id)

@@ -17,7 +17,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from svmtune.study._compare import Comparison
-from svmtune.study._plots import panel_grid, shared_legend
+from svmtune.study._plots import NO_FULL, panel_grid, shared_legend
 from svmtune.study._profiles import (
     COST_AXES,
     anytime_profile,
@@ -119,6 +119,9 @@ def plot_anytime(
     over the splits as a line and the interquartile range as a band, per method.
 
     Methods whose traces do not count ``cost`` (peers count no kernel evaluations) are left out.
+    With ``metric="best_value"`` only evaluations at full fidelity give values (see
+    :func:`svmtune.study.best_so_far`); a method with none on a data set (successive halving
+    whose last rung is a subsample) draws no line there, and the title says so.
     """
     cost = cost_axis(cost)
     have = methods_with_cost(traces, cost)
@@ -127,10 +130,15 @@ def plot_anytime(
     dnames = list(datasets) if datasets is not None else list(dict.fromkeys(prof["dataset"]))
     style = _styles(list(methods or mnames), traces)
     fig, axes = panel_grid(len(dnames), width=3.6, height=2.8)
+    no_full: dict[str, list[str]] = {}
     for ax, d in zip(axes, dnames, strict=True):
         for m in mnames:
             p = prof[(prof["dataset"] == d) & (prof["method"] == m)]
-            if p.empty or p["median"].isna().all():
+            if p.empty:
+                continue
+            if p["median"].isna().all():
+                if metric == "best_value" and (p["answered"] == 0).all():
+                    no_full.setdefault(m, []).append(d)
                 continue
             ax.plot(p["budget"], p["median"], label=m, lw=1.4, **style[m])
             ax.fill_between(
@@ -143,9 +151,13 @@ def plot_anytime(
         axes[0].set_ylabel(_METRIC_LABELS[metric])
         for ax in axes[-min(3, len(axes)) :]:
             ax.set_xlabel(_cost_label(cost))
+    note = "".join(
+        f"\n{m}: {NO_FULL} ({', '.join(ds) if len(ds) < len(dnames) else 'every data set'})"
+        for m, ds in no_full.items()
+    )
     fig.suptitle(
         f"{_METRIC_LABELS[metric].capitalize()} against {COST_AXES[cost]}: median over splits, "
-        "interquartile band",
+        "interquartile band" + note,
         fontsize=10,
     )
     shared_legend(fig, axes)

@@ -60,7 +60,9 @@ class TuningResult:
         Every evaluation in order: ``param_<name>``, ``value``, ``status`` (``ok``, ``failed``,
         or ``pruned``: stopped by a pruner, with its partial value), per-evaluation cost
         (``wall_s``, ``cpu_s``, ``kernel_evals``, ``iterations``), cumulative cost (``cum_*``,
-        including the objective's set-up cost) and ``best_value`` so far.
+        including the objective's set-up cost) and ``best_value`` so far, the lowest value of
+        the evaluations at full fidelity (ok, on all the training data: a cascade's screen, a
+        pruned trial and a successive-halving rung on a subsample do not count).
     best_evaluation : Evaluation
     stopped_by : str
         ``"converged"``, ``"max_evals"`` or ``"max_seconds"``.
@@ -434,7 +436,9 @@ def tuning_result(
         best_params=dict(best.params),
         best_value=best.value,
         best_classifier=clf,
-        trace=trace_frame(evaluations, box, setup, levels=levels, stages=stages),
+        trace=trace_frame(
+            evaluations, box, setup, levels=levels, stages=stages, n_full=bound.n_samples
+        ),
         best_evaluation=best,
         stopped_by=stopped_by,
         total_cost=total,

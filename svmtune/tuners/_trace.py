@@ -31,21 +31,30 @@ def trace_frame(
     setup: Cost | None = None,
     levels: Sequence[int] | None = None,
     stages: Sequence[str] | None = None,
+    n_full: int | None = None,
 ) -> pd.DataFrame:
     """The trace DataFrame of a sequence of evaluations (see :class:`TuningResult`).
 
+    ``best_value`` is the lowest value so far of the evaluations at full fidelity: ok, not a
+    screen, and not on a subsample (an ``n_samples`` info below ``n_full``, the training
+    points). The other rows' cost is counted in the cumulative columns all the same.
+
     ``levels`` (one per evaluation; nested searches) adds a ``level`` column after ``eval``.
     ``stages`` (one per evaluation; cascades) adds a ``stage`` column after ``eval``; a row of
-    stage :data:`SCREEN` that succeeded has the status ``"screen"``, and ``best_value`` counts
-    only the other rows (NaN before the first of them).
+    stage :data:`SCREEN` that succeeded has the status ``"screen"``. ``best_value`` is NaN
+    before the first full-fidelity row when some row is a screen or a subsample.
     """
     rows = []
     best = math.inf
     cum = setup if setup is not None else Cost()
+    partial = stages is not None
     for i, ev in enumerate(evaluations):
         cum = cum + ev.cost
         screen = stages is not None and stages[i] == SCREEN
-        if not screen:
+        m = ev.info.get("n_samples")
+        subsample = n_full is not None and m is not None and int(m) < int(n_full)
+        partial = partial or subsample
+        if not screen and not subsample:
             best = min(best, ev.score)
         status = SCREEN if screen and ev.status is Status.OK else str(ev.status)
         row: dict[str, Any] = {"eval": i}
@@ -61,7 +70,7 @@ def trace_frame(
             cum_cpu_s=cum.cpu_s,
             cum_kernel_evals=cum.kernel_evals,
             cum_iterations=cum.iterations,
-            best_value=best if math.isfinite(best) or stages is None else np.nan,
+            best_value=best if math.isfinite(best) or not partial else np.nan,
         )
         for key in TRACE_INFO:
             row[key] = ev.info.get(key, np.nan)

@@ -88,7 +88,10 @@ class SuccessiveHalving(Tuner):
     reached. The cost of every evaluation (kernel evaluations, SMO iterations, CPU seconds) is
     the real cost of that rung's evaluation; the first evaluation of a rung also carries the
     cost of binding the objective to the rung's subsample. Each record of the trace has its
-    ``rung`` and ``n_samples``.
+    ``rung`` and ``n_samples``; the trace's ``best_value`` counts only the evaluations on all
+    the training points (NaN before the first, and throughout when the last rung is a
+    subsample: a subsample's CV error is not the objective on the training data, and it may be
+    lower than any full evaluation's), while the cumulative cost counts every rung.
 
     Warm starts: with ``KFoldCV`` (alpha seeding), each fold of a rung starts from the solution
     of the nearest setting evaluated before on the same subsample; the first evaluation of a

@@ -227,3 +227,19 @@ def test_kfold_seeds_come_only_from_kfold_on_a_subset(heart):
     cold = KFoldCV(k=5).bind(X, y, kernel=RBF()).evaluate({"C": 1.0, "gamma": 0.1})
     assert first.cost.iterations != cold.cost.iterations  # started elsewhere
     assert abs(first.value - cold.value) <= 2 / len(y)  # the same problems, to tol
+
+
+def test_best_value_counts_only_the_rungs_on_all_the_training_points():
+    # 120 points: 4 candidates on 30, 2 on 60, 1 on all 120
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(-0.5, 1, (60, 2)), rng.normal(0.5, 1, (60, 2))])
+    y = np.repeat([-1.0, 1.0], 60)
+    res = SuccessiveHalving(n_points=2, factor=2, min_resources=30).tune(
+        KFoldCV(k=3), X, y, kernel=RBF(), random_state=0
+    )
+    t = res.trace
+    assert t["n_samples"].tolist() == [30] * 4 + [60] * 2 + [120]
+    assert t["best_value"].iloc[:6].isna().all()
+    assert t["best_value"].iloc[6] == t["value"].iloc[6] == res.best_value
+    # the cost of the subsample rungs is counted all the same
+    assert t["cum_kernel_evals"].iloc[6] == t["kernel_evals"].sum()
