@@ -126,11 +126,9 @@ METHODS: dict[str, Method] = {
 }
 for B in BUDGETS:
     METHODS[f"CV grid {B}"] = Method(CV, Grid(values=GRIDS[B], max_evals=B), KERNEL)
-    METHODS[f"CV random {B}"] = Method(
-        CV, RandomSearch(n_trials=B, bounds=BOX, max_evals=B), KERNEL
-    )
-    METHODS[f"CV VNS {B}"] = Method(CV, VNS(m=B, bounds=BOX, max_evals=B), KERNEL)
-    METHODS[f"CV TPE {B}"] = Method(CV, TPE(n_trials=B, bounds=BOX, max_evals=B), KERNEL)
+    METHODS[f"CV random {B}"] = Method(CV, RandomSearch(bounds=BOX, max_evals=B), KERNEL)
+    METHODS[f"CV VNS {B}"] = Method(CV, VNS(bounds=BOX, max_evals=B), KERNEL)
+    METHODS[f"CV TPE {B}"] = Method(CV, TPE(bounds=BOX, max_evals=B), KERNEL)
 for B in BUDGETS:
     METHODS[f"GridSearchCV {B}"] = PeerMethod(GridSearchCV(SVC(), GRIDS[B], cv=5))
     METHODS[f"RandomizedSearchCV {B}"] = PeerMethod(
