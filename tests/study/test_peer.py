@@ -249,3 +249,30 @@ def test_a_peer_that_overruns_the_cell_limit_is_stored_as_timeout_with_its_value
     assert row["status"] == "timeout"
     assert "cannot be stopped part-way" in row["error"]
     assert 0 <= row["test_error"] <= 1 and row["n_evaluations"] == 1
+
+
+def test_an_optuna_peer_fits_without_a_log_line_per_trial(capfd) -> None:
+    # OptunaSearchCV logs one INFO line a trial; in a cell (a worker process, where the study
+    # file's set_verbosity never ran) the fit is quiet, and the verbosity is restored after.
+    optuna = pytest.importorskip("optuna")
+    integration = pytest.importorskip("optuna_integration")
+    from optuna.distributions import FloatDistribution
+
+    from svmtune.study._peer import fit_peer
+
+    X, y = blobs()
+    search = integration.OptunaSearchCV(
+        SVC(),
+        {"C": FloatDistribution(0.1, 10.0, log=True)},
+        n_trials=3,
+        cv=3,
+        n_jobs=1,
+    )
+    optuna.logging.set_verbosity(optuna.logging.INFO)
+    try:
+        out = fit_peer(PeerMethod(search), X, y, X, y, seed=0)
+        assert optuna.logging.get_verbosity() == optuna.logging.INFO
+    finally:
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+    assert 0.0 <= out.test_error <= 1.0
+    assert "Trial 0 finished" not in capfd.readouterr().err
