@@ -251,6 +251,8 @@ def test_a_peer_that_overruns_the_cell_limit_is_stored_as_timeout_with_its_value
     assert 0 <= row["test_error"] <= 1 and row["n_evaluations"] == 1
 
 
+@pytest.mark.filterwarnings("ignore:OptunaSearchCV is experimental")
+@pytest.mark.filterwarnings("ignore:`optuna.terminator` module has been deprecated")
 def test_an_optuna_peer_fits_without_a_log_line_per_trial(capfd) -> None:
     # OptunaSearchCV logs one INFO line a trial; in a cell (a worker process, where the study
     # file's set_verbosity never ran) the fit is quiet, and the verbosity is restored after.
