@@ -78,6 +78,20 @@ def panel_grid(n: int, *, width: float = 4.6, height: float = 3.6) -> tuple[Figu
     return fig, axes[:n]
 
 
+def log_minor_ticks(ax: Axes) -> None:
+    """Minor ticks of a log x axis: every integer multiple (2..9) per decade on a short range,
+    only 2 and 5 on one of more than 2.5 decades (where eight per decade crowd, and each tick
+    costs its share of the figure's drawing time), none beyond 8 decades (as matplotlib)."""
+    from matplotlib.ticker import LogLocator, NullLocator
+
+    lo, hi = ax.get_xlim()
+    decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
+    if decades > 8:
+        ax.xaxis.set_minor_locator(NullLocator())
+    elif decades > 2.5:
+        ax.xaxis.set_minor_locator(LogLocator(base=10.0, subs=(2.0, 5.0)))
+
+
 def _log_time_axis(ax: Axes) -> None:
     """Log x axis with plain-number tick labels (1, 2, 5 per decade when the range is short)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -89,6 +103,7 @@ def _log_time_axis(ax: Axes) -> None:
     ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
+    log_minor_ticks(ax)
 
 
 def _ok_cells(results: pd.DataFrame, time: str) -> pd.DataFrame:

@@ -19,7 +19,7 @@ from matplotlib.figure import Figure
 
 from svmtune.study._compare import Comparison
 from svmtune.study._figure_jobs import FigureJob, run_jobs
-from svmtune.study._plots import panel_grid, shared_legend
+from svmtune.study._plots import log_minor_ticks, panel_grid, shared_legend
 from svmtune.study._profiles import (
     COST_AXES,
     anytime_profile,
@@ -139,6 +139,7 @@ def plot_anytime(
                 p["budget"], p["q25"], p["q75"], color=style[m]["color"], alpha=0.12, lw=0
             )
         ax.set_xscale("log")
+        log_minor_ticks(ax)
         ax.set_title(d, fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
     if axes:
@@ -178,6 +179,7 @@ def _cost_profiles(
             continue
         draw(ax, cost, mnames, traces[traces["method"].isin(mnames)], style)
         ax.set_xscale("log")
+        log_minor_ticks(ax)
         ax.set_ylim(*ylim)
         ax.set_xlabel(_cost_label(cost))
         ax.grid(True, which="major", alpha=0.3)
