@@ -80,12 +80,16 @@ def run_jobs(jobs: Sequence[ReportJob], outdir: str | Path, *, n_jobs: int = 1) 
         from joblib import Parallel, delayed
 
         bins = balance([job.cost for job in jobs], 2)
+        # a worker of a reused pool may run in another folder than this process: an absolute
+        # path there, the paths returned as given here
+        where = out.resolve()
         done = Parallel(n_jobs=len(bins))(
-            delayed(_run_list)([jobs[i] for i in b], out) for b in bins
+            delayed(_run_list)([jobs[i] for i in b], where) for b in bins
         )
         by_index: dict[int, dict[str, Path]] = {}
         for b, wrote in zip(bins, done, strict=True):
-            by_index.update(zip(b, wrote, strict=True))
+            for i, files in zip(b, wrote, strict=True):
+                by_index[i] = {k: out / p.relative_to(where) for k, p in files.items()}
         parts = [by_index[i] for i in range(len(jobs))]
     written: dict[str, Path] = {}
     for files in parts:
