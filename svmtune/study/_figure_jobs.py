@@ -52,7 +52,7 @@ def balance(costs: Sequence[float], n_bins: int) -> list[list[int]]:
     Examples
     --------
     >>> balance([4.0, 1.0, 2.0, 2.0, 1.0], 2)
-    [[0], [1, 2, 3, 4]]
+    [[0, 1], [2, 3, 4]]
     """
     if n_bins < 1:
         raise ValueError(f"n_bins must be at least 1, got {n_bins}")
