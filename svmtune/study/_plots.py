@@ -8,6 +8,7 @@ as PNG files.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,6 +20,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from svmtune.study._fidelity import best_so_far
+from svmtune.study._figure_jobs import FigureJob, run_jobs
 from svmtune.study._results import method_means, pareto_mask
 
 __all__ = [
@@ -79,6 +81,20 @@ def panel_grid(n: int, *, width: float = 4.6, height: float = 3.6) -> tuple[Figu
     return fig, axes[:n]
 
 
+def log_minor_ticks(ax: Axes) -> None:
+    """Minor ticks of a log x axis: every integer multiple (2..9) per decade on a short range,
+    only 2 and 5 on one of more than 2.5 decades (where eight per decade crowd, and each tick
+    costs its share of the figure's drawing time), none beyond 8 decades (as matplotlib)."""
+    from matplotlib.ticker import LogLocator, NullLocator
+
+    lo, hi = ax.get_xlim()
+    decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
+    if decades > 8:
+        ax.xaxis.set_minor_locator(NullLocator())
+    elif decades > 2.5:
+        ax.xaxis.set_minor_locator(LogLocator(base=10.0, subs=(2.0, 5.0)))
+
+
 def _log_time_axis(ax: Axes) -> None:
     """Log x axis with plain-number tick labels (1, 2, 5 per decade when the range is short)."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
@@ -90,6 +106,7 @@ def _log_time_axis(ax: Axes) -> None:
     ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
+    log_minor_ticks(ax)
 
 
 def _ok_cells(results: pd.DataFrame, time: str) -> pd.DataFrame:
@@ -397,6 +414,56 @@ def plot_parameter_curves(
     return fig
 
 
+def _n_best_so_far_panels(
+    traces: pd.DataFrame, methods: Sequence[str] | None, objectives: Mapping[str, str] | None
+) -> int:
+    names = list(methods) if methods is not None else list(dict.fromkeys(traces["method"]))
+    names = [m for m in names if m in set(traces["method"])] or names
+    groups = {(objectives or {}).get(m, m) for m in names}
+    return traces["dataset"].nunique() * len(groups)
+
+
+def plot_jobs(
+    results: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    methods: Sequence[str] | None = None,
+    objectives: Mapping[str, str] | None = None,
+    dpi: int = 120,
+) -> list[FigureJob]:
+    """The standard plots of a study as figure jobs (:class:`FigureJob`: draw, save, cost by
+    panels), in the order :func:`save_plots` writes them; nothing is drawn yet."""
+    jobs: list[FigureJob] = []
+    ok = results[results["status"] == "ok"] if len(results) else results
+    if len(ok):
+        jobs.append(
+            FigureJob(
+                "error_vs_time.png",
+                functools.partial(plot_error_vs_time, results, methods=methods),
+                dpi,
+                cost=2.0,
+            )
+        )
+        jobs.append(
+            FigureJob(
+                "error_vs_time_by_dataset.png",
+                functools.partial(plot_error_vs_time, results, by_dataset=True, methods=methods),
+                dpi,
+                cost=1.0 + ok["dataset"].nunique(),
+            )
+        )
+    if len(traces):
+        jobs.append(
+            FigureJob(
+                "best_so_far.png",
+                functools.partial(plot_best_so_far, traces, methods=methods, objectives=objectives),
+                dpi,
+                cost=1.0 + _n_best_so_far_panels(traces, methods, objectives),
+            )
+        )
+    return jobs
+
+
 def save_plots(
     results: pd.DataFrame,
     traces: pd.DataFrame,
@@ -414,20 +481,5 @@ def save_plots(
     """
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    paths: list[Path] = []
-    ok = results[results["status"] == "ok"] if len(results) else results
-    if len(ok):
-        for name, fig in (
-            ("error_vs_time.png", plot_error_vs_time(results, methods=methods)),
-            (
-                "error_vs_time_by_dataset.png",
-                plot_error_vs_time(results, by_dataset=True, methods=methods),
-            ),
-        ):
-            fig.savefig(out / name, dpi=dpi)
-            paths.append(out / name)
-    if len(traces):
-        fig = plot_best_so_far(traces, methods=methods, objectives=objectives)
-        fig.savefig(out / "best_so_far.png", dpi=dpi)
-        paths.append(out / "best_so_far.png")
-    return paths
+    jobs = plot_jobs(results, traces, methods=methods, objectives=objectives, dpi=dpi)
+    return list(run_jobs(jobs, out).values())

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -106,9 +104,10 @@ def write_report(
         The objective of each method (:func:`objective_labels`): the best-so-far plot shows
         one objective per panel.
     n_jobs : int, default 1
-        Processes that draw: with 2 or more (-1: all cores), the study's plots and the
-        verdict's figures are drawn at the same time in two joblib worker processes (the pool
-        the cells ran in, when it is still up).
+        Processes that draw: with 2 or more (-1: all cores), the figures of the study's plots
+        and of the verdict are drawn in two joblib worker processes (the pool the cells ran
+        in, when it is still up), each given a list of figures balanced by their estimated
+        cost so that both finish about together. The files written are the same either way.
 
     Returns
     -------
@@ -148,25 +147,18 @@ def write_report(
     ):
         drawn = {name: out / f for name, f in files.items()}
     else:
-        from svmtune.study._plots import save_plots  # matplotlib: only when drawing
-        from svmtune.study._verdict import write_verdict
+        from svmtune.study._figure_jobs import run_jobs
+        from svmtune.study._plots import plot_jobs  # matplotlib: only when drawing
+        from svmtune.study._verdict import verdict_jobs
 
         stamp.unlink(missing_ok=True)
-        draw = functools.partial(
-            save_plots, results, traces, out, methods=methods, objectives=objectives
-        )
-        # the verdict: report.md, comparison.csv, CD diagram, anytime profiles, ECDF
-        judge = functools.partial(
-            write_verdict, results, traces, out, name=out.resolve().name, methods=methods
-        )
-        if n_jobs != 1 and (os.cpu_count() or 1) > 1:
-            from joblib import Parallel, delayed
-
-            plots, verdict = Parallel(n_jobs=2)([delayed(draw)(), delayed(judge)()])
-        else:
-            plots, verdict = draw(), judge()
-        drawn = {p.stem: p for p in plots}
-        drawn.update(verdict)
+        # the study's plots, then the verdict: report.md, comparison.csv, CD diagram, anytime
+        # profiles, ECDF; with n_jobs != 1 drawn in two processes, balanced by cost
+        jobs = [
+            *plot_jobs(results, traces, methods=methods, objectives=objectives),
+            *verdict_jobs(results, traces, name=out.resolve().name, methods=methods),
+        ]
+        drawn = run_jobs(jobs, out, n_jobs=n_jobs)
         stamp.write_text(json.dumps({"key": key, "files": {k: p.name for k, p in drawn.items()}}))
     paths.update(drawn)
     return paths
@@ -190,6 +182,7 @@ def _plots_fingerprint(
         "svmtune.study._plots",
         "svmtune.study._verdict_plots",
         "svmtune.study._verdict",
+        "svmtune.study._figure_jobs",
     ):
         spec = importlib.util.find_spec(module)
         if spec is not None and spec.origin:

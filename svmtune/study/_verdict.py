@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from svmtune.study._compare import Comparison, compare
+from svmtune.study._figure_jobs import ReportJob, run_jobs
 
 __all__ = ["markdown_table", "write_verdict"]
 
@@ -159,6 +161,85 @@ def _report_text(
     return "\n".join(out) + "\n"
 
 
+@dataclass(frozen=True)
+class VerdictText:
+    """The verdict's job that needs the comparison: :func:`~svmtune.study.compare`, then
+    ``comparison.csv``, ``cd_diagram.png`` and ``report.md``, whose figure section also shows
+    ``figures`` (the file names of the verdict's other figures, drawn by other jobs)."""
+
+    results: pd.DataFrame
+    traces: pd.DataFrame
+    name: str = "study"
+    methods: Sequence[str] | None = None
+    baseline: str | None = None
+    figures: tuple[str, ...] = ()
+    dpi: int = 130
+    cost: float = 3.0
+
+    def __call__(self, outdir: Path) -> dict[str, Path]:
+        from svmtune.study._verdict_plots import verdict_plot_jobs
+
+        out = Path(outdir)
+        results, methods = self.results, self.methods
+        paths: dict[str, Path] = {}
+        comparison: Comparison | None = None
+        why_not = ""
+        present = set(results["method"]) if "method" in results.columns else set()
+        absent = [m for m in methods or () if m not in present]
+        try:
+            comparison = compare(
+                results,
+                methods=None if methods is None else [m for m in methods if m in present],
+                baseline=self.baseline,
+            )
+        except ValueError as exc:
+            why_not = str(exc)
+        if comparison is not None and absent:
+            comparison.left_out.insert(0, f"methods with no stored cell yet: {', '.join(absent)}")
+        if comparison is not None:
+            comparison.summary().to_csv(out / "comparison.csv")
+            paths["comparison"] = out / "comparison.csv"
+            empty = self.traces.iloc[:0]  # the CD diagram only: the others are other jobs
+            for job in verdict_plot_jobs(comparison, empty, methods=methods, dpi=self.dpi):
+                paths.update(job(out))
+        figures = {k: p for k, p in paths.items() if k != "comparison"}
+        figures.update({Path(f).stem: out / f for f in self.figures})
+        (out / "report.md").write_text(
+            _report_text(self.name, results, comparison, why_not, figures), encoding="utf-8"
+        )
+        paths["report"] = out / "report.md"
+        return paths
+
+
+def verdict_jobs(
+    results: pd.DataFrame,
+    traces: pd.DataFrame,
+    *,
+    name: str = "study",
+    methods: Sequence[str] | None = None,
+    baseline: str | None = None,
+    dpi: int = 130,
+) -> list[ReportJob]:
+    """What :func:`write_verdict` writes, as report jobs: :class:`VerdictText` (comparison,
+    CD diagram, ``report.md``) and one figure job per anytime figure (:func:`svmtune.study.
+    _figure_jobs.run_jobs` runs them, in one process or two)."""
+    from svmtune.study._verdict_plots import verdict_plot_jobs
+
+    figures = verdict_plot_jobs(None, traces, methods=methods, dpi=dpi)
+    k = len(methods) if methods is not None else results.get("method", pd.Series()).nunique()
+    text = VerdictText(
+        results,
+        traces,
+        name=name,
+        methods=methods,
+        baseline=baseline,
+        figures=tuple(job.name for job in figures),
+        dpi=dpi,
+        cost=2.0 + k / 4,
+    )
+    return [text, *figures]
+
+
 def write_verdict(
     results: pd.DataFrame,
     traces: pd.DataFrame,
@@ -174,32 +255,9 @@ def write_verdict(
     A study that cannot be compared (no finished cell, a single method) still gets its report
     saying why, and its anytime figures.
     """
-    from svmtune.study._verdict_plots import save_verdict_plots
-
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    paths: dict[str, Path] = {}
-    comparison: Comparison | None = None
-    why_not = ""
-    present = set(results["method"]) if "method" in results.columns else set()
-    absent = [m for m in methods or () if m not in present]
-    try:
-        comparison = compare(
-            results,
-            methods=None if methods is None else [m for m in methods if m in present],
-            baseline=baseline,
-        )
-    except ValueError as exc:
-        why_not = str(exc)
-    if comparison is not None and absent:
-        comparison.left_out.insert(0, f"methods with no stored cell yet: {', '.join(absent)}")
-    if comparison is not None:
-        comparison.summary().to_csv(out / "comparison.csv")
-        paths["comparison"] = out / "comparison.csv"
-    figures = {p.stem: p for p in save_verdict_plots(comparison, traces, out, methods=methods)}
-    paths.update(figures)
-    (out / "report.md").write_text(
-        _report_text(name, results, comparison, why_not, figures), encoding="utf-8"
-    )
-    paths["report"] = out / "report.md"
+    jobs = verdict_jobs(results, traces, name=name, methods=methods, baseline=baseline)
+    paths = run_jobs(jobs, out)
+    paths["report"] = paths.pop("report")  # last, as before
     return paths

@@ -8,6 +8,7 @@ Each ``plot_*`` function returns a :class:`matplotlib.figure.Figure` drawn witho
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,8 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from svmtune.study._compare import Comparison
-from svmtune.study._plots import NO_FULL, panel_grid, shared_legend
+from svmtune.study._figure_jobs import FigureJob, run_jobs
+from svmtune.study._plots import NO_FULL, log_minor_ticks, panel_grid, shared_legend
 from svmtune.study._profiles import (
     COST_AXES,
     anytime_profile,
@@ -145,6 +147,7 @@ def plot_anytime(
                 p["budget"], p["q25"], p["q75"], color=style[m]["color"], alpha=0.12, lw=0
             )
         ax.set_xscale("log")
+        log_minor_ticks(ax)
         ax.set_title(d, fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
     if axes:
@@ -188,6 +191,7 @@ def _cost_profiles(
             continue
         draw(ax, cost, mnames, traces[traces["method"].isin(mnames)], style)
         ax.set_xscale("log")
+        log_minor_ticks(ax)
         ax.set_ylim(*ylim)
         ax.set_xlabel(_cost_label(cost))
         ax.grid(True, which="major", alpha=0.3)
@@ -259,6 +263,43 @@ def plot_ecdf(traces: pd.DataFrame, *, methods: Sequence[str] | None = None) -> 
     )
 
 
+def verdict_plot_jobs(
+    comparison: Comparison | None,
+    traces: pd.DataFrame,
+    *,
+    methods: Sequence[str] | None = None,
+    dpi: int = 130,
+) -> list[FigureJob]:
+    """The figures :func:`save_verdict_plots` writes, as figure jobs (:class:`FigureJob`: draw,
+    save, cost by panels) in its order; nothing is drawn yet."""
+    jobs: list[FigureJob] = []
+    if comparison is not None:
+        cd_cost = 2.0 + len(comparison.ranks) / 4
+        jobs.append(FigureJob("cd_diagram.png", partial(plot_cd_diagram, comparison), dpi, cd_cost))
+    if traces.empty:
+        return jobs
+    n_data = traces["dataset"].nunique()
+    has_incumbent = (
+        "incumbent_test_error" in traces.columns
+        and pd.to_numeric(traces["incumbent_test_error"], errors="coerce").notna().any()
+    )
+    if has_incumbent:
+        cpu = partial(plot_anytime, traces, cost="cum_cpu_s", methods=methods)
+        jobs.append(FigureJob("anytime_test_error_cpu.png", cpu, dpi, 1.0 + n_data))
+        if methods_with_cost(traces, "cum_kernel_evals"):
+            evals = partial(plot_anytime, traces, cost="cum_kernel_evals", methods=methods)
+            jobs.append(FigureJob("anytime_test_error_kernel_evals.png", evals, dpi, 1.0 + n_data))
+        normalized = partial(plot_normalized_profile, traces, methods=methods)
+        jobs.append(FigureJob("anytime_normalized.png", normalized, dpi, 3.0))
+        jobs.append(FigureJob("ecdf.png", partial(plot_ecdf, traces, methods=methods), dpi, 3.0))
+    if np.isfinite(pd.to_numeric(traces["best_value"], errors="coerce")).any():
+        objective = partial(
+            plot_anytime, traces, cost="cum_cpu_s", metric="best_value", methods=methods
+        )
+        jobs.append(FigureJob("anytime_objective_cpu.png", objective, dpi, 1.0 + n_data))
+    return jobs
+
+
 def save_verdict_plots(
     comparison: Comparison | None,
     traces: pd.DataFrame,
@@ -268,37 +309,10 @@ def save_verdict_plots(
     dpi: int = 130,
 ) -> list[Path]:
     """Write ``cd_diagram.png`` (when a comparison is given), ``anytime_test_error_cpu.png``,
-    ``anytime_test_error_kernel_evals.png``, ``anytime_objective_cpu.png``,
-    ``anytime_normalized.png`` and ``ecdf.png``; the ones the traces cannot give (no incumbent
-    test errors: a study stored before they were recorded) are skipped."""
+    ``anytime_test_error_kernel_evals.png``, ``anytime_normalized.png``, ``ecdf.png`` and
+    ``anytime_objective_cpu.png``; the ones the traces cannot give (no incumbent test errors: a
+    study stored before they were recorded) are skipped."""
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-
-    def save(fig: Figure, name: str) -> None:
-        fig.savefig(out / name, dpi=dpi)
-        written.append(out / name)
-
-    if comparison is not None:
-        save(plot_cd_diagram(comparison), "cd_diagram.png")
-    if traces.empty:
-        return written
-    has_incumbent = (
-        "incumbent_test_error" in traces.columns
-        and pd.to_numeric(traces["incumbent_test_error"], errors="coerce").notna().any()
-    )
-    if has_incumbent:
-        save(plot_anytime(traces, cost="cum_cpu_s", methods=methods), "anytime_test_error_cpu.png")
-        if methods_with_cost(traces, "cum_kernel_evals"):
-            save(
-                plot_anytime(traces, cost="cum_kernel_evals", methods=methods),
-                "anytime_test_error_kernel_evals.png",
-            )
-        save(plot_normalized_profile(traces, methods=methods), "anytime_normalized.png")
-        save(plot_ecdf(traces, methods=methods), "ecdf.png")
-    if np.isfinite(pd.to_numeric(traces["best_value"], errors="coerce")).any():
-        save(
-            plot_anytime(traces, cost="cum_cpu_s", metric="best_value", methods=methods),
-            "anytime_objective_cpu.png",
-        )
-    return written
+    jobs = verdict_plot_jobs(comparison, traces, methods=methods, dpi=dpi)
+    return list(run_jobs(jobs, out).values())

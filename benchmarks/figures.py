@@ -1,0 +1,119 @@
+"""CPU seconds of each figure of the quickstart's report, drawn and saved in one process.
+
+``svmtune run studies/quickstart.py`` ends with its report: the study's plots
+(``svmtune.study._plots.plot_jobs``) and the verdict (``svmtune.study._verdict.verdict_jobs``:
+comparison, CD diagram, ``report.md``, anytime profiles, ECDF). This runs the quickstart once
+into a temporary database (about a minute on two cores; ``--db`` reuses one), then times every
+job (build the figure, ``savefig``) in this process, ``--repeat`` times, and prints the least
+CPU seconds of each, the totals of the two sets, and the two lists ``write_report(n_jobs=2)``
+gives its two processes (balanced by the jobs' cost estimates) with their CPU totals: the
+larger is what the report adds to a two-process run's wall time on an idle machine.
+
+CPU seconds of one process, not wall seconds: they hold on a loaded machine. It prints; it
+asserts nothing.
+
+    python benchmarks/figures.py                     # run the quickstart, then time
+    python benchmarks/figures.py --db /tmp/qs.db --repeat 3 --keep /tmp/figs
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICKSTART = ROOT / "studies" / "quickstart.py"
+
+
+def make_db(path: Path) -> None:
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "svmtune.cli",
+            "run",
+            str(QUICKSTART),
+            "--storage",
+            f"sqlite:///{path}",
+            "--no-progress",
+            "--output",
+            str(path.parent / "report"),
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--db", type=Path, help="a SQLite file the quickstart was run into")
+    ap.add_argument("--repeat", type=int, default=2, help="draws per figure (least is shown)")
+    ap.add_argument("--keep", type=Path, help="write the PNGs here (else a temporary folder)")
+    args = ap.parse_args(argv)
+    if args.repeat < 1:
+        ap.error(f"--repeat must be at least 1, got {args.repeat}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = args.db
+        if db is None:
+            db = Path(tmp) / "quickstart.db"
+            make_db(db)
+        out = args.keep or Path(tmp) / "figures"
+        out.mkdir(parents=True, exist_ok=True)
+
+        from matplotlib.figure import Figure
+
+        from svmtune.study import Storage, load_study_module, objective_labels
+        from svmtune.study._figure_jobs import balance
+        from svmtune.study._plots import plot_jobs
+        from svmtune.study._verdict import verdict_jobs
+
+        study = load_study_module(QUICKSTART).study
+        store = Storage(f"sqlite:///{db}", read_only=True)
+        try:
+            snap = store.snapshot(study.name)
+        finally:
+            store.close()
+        results, traces = study.select(snap.cells), study.select(snap.traces)
+        methods = list(study.methods)
+        objectives = objective_labels(study.definition()["methods"])
+        sets = {
+            "plots": plot_jobs(results, traces, methods=methods, objectives=objectives),
+            "verdict": verdict_jobs(results, traces, name=out.name, methods=methods),
+        }
+        Figure().savefig(out / "warm-up.png")  # fonts and the PNG writer load once
+        (out / "warm-up.png").unlink()
+
+        print(f"{'set':8s} {'job':38s} {'cost est.':>9s} {'CPU s':>7s}")
+        cpu: dict[int, float] = {}
+        jobs = [job for js in sets.values() for job in js]
+        totals = {}
+        for set_name, js in sets.items():
+            for job in js:
+                best = float("inf")
+                for _ in range(args.repeat):
+                    t0 = time.process_time()
+                    wrote = job(out)
+                    best = min(best, time.process_time() - t0)
+                cpu[id(job)] = best
+                label = "+".join(wrote)  # the names of the files the job wrote
+                print(f"{set_name:8s} {label:38s} {job.cost:9.2f} {best:7.3f}")
+            totals[set_name] = sum(cpu[id(j)] for j in js)
+        for set_name, total in totals.items():
+            print(f"total {set_name:10s} {total:6.2f} CPU s")
+        print(f"total {'both':10s} {sum(totals.values()):6.2f} CPU s")
+        bins = balance([job.cost for job in jobs], 2)
+        per_bin = [sum(cpu[id(jobs[i])] for i in b) for b in bins]
+        print(
+            "two processes, balanced by cost: "
+            + " | ".join(f"{len(b)} jobs {t:.2f} CPU s" for b, t in zip(bins, per_bin, strict=True))
+            + f"; larger {max(per_bin):.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
