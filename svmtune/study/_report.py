@@ -74,6 +74,12 @@ def objective_labels(method_records: Mapping[str, object]) -> dict[str, str]:
     return out
 
 
+def _study_name(results: pd.DataFrame, out: Path) -> str:
+    """The study's name (the results' ``study`` column), else the report folder's name."""
+    names = results["study"].dropna().unique() if "study" in results.columns else []
+    return str(names[0]) if len(names) == 1 else out.resolve().name
+
+
 def write_report(
     results: pd.DataFrame,
     traces: pd.DataFrame,
@@ -156,7 +162,7 @@ def write_report(
         # profiles, ECDF; with n_jobs != 1 drawn in two processes, balanced by cost
         jobs = [
             *plot_jobs(results, traces, methods=methods, objectives=objectives),
-            *verdict_jobs(results, traces, name=out.resolve().name, methods=methods),
+            *verdict_jobs(results, traces, name=_study_name(results, out), methods=methods),
         ]
         drawn = run_jobs(jobs, out, n_jobs=n_jobs)
         stamp.write_text(json.dumps({"key": key, "files": {k: p.name for k, p in drawn.items()}}))

@@ -62,6 +62,8 @@ def test_parallel_and_serial_reports_write_the_same_files(tmp_path):
     report = (tmp_path / "a" / "out" / "report.md").read_text()
     assert report == (tmp_path / "b" / "out" / "report.md").read_text()
     assert "anytime_test_error_cpu.png" in report  # drawn by another job, linked all the same
+    # the report is headed by the study's name, whatever the folder is called
+    assert report.startswith("# plots: the verdict")
 
 
 def test_balance_splits_jobs_into_lists_of_about_equal_cost():
