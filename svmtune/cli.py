@@ -219,6 +219,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 replace_changed=args.replace_changed,
                 progress=not args.no_progress,
                 stale_after=args.stale_after,
+                report_next=True,
             )
     except KeyboardInterrupt:
         n = len(study.open_storage(url).finished(study.name))

@@ -9,6 +9,7 @@ those whose workers die, so that the study is complete when it returns.
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import sys
@@ -161,6 +162,7 @@ def run_cells(
     replace_changed: bool = False,
     progress: bool | Callable[[CellRecord, int, int], None] = False,
     stale_after: float = STALE_AFTER_S,
+    report_next: bool = False,
 ) -> None:
     """Run the cells of ``tasks`` not stored yet in the database at ``url`` (see
     :meth:`Study.run`, whose options these are; ``payloads`` are the pickled tasks)."""
@@ -204,7 +206,9 @@ def run_cells(
         try:
             pending, redo_now = candidates, redo
             while pending:
-                for rec in execute(claimed(pending, redo_now), payloads, n_jobs):
+                for rec in execute(
+                    claimed(pending, redo_now), payloads, n_jobs, report_next=report_next
+                ):
                     if not store.write_cell(study_id, rec, worker=worker):
                         continue  # taken over meanwhile (we were presumed dead): theirs counts
                     n_done += 1
@@ -247,24 +251,58 @@ def run_cells(
 
 
 def execute(
-    tasks: Iterable[CellTask], payloads: Mapping[CellKey, bytes], n_jobs: int | None
+    tasks: Iterable[CellTask],
+    payloads: Mapping[CellKey, bytes],
+    n_jobs: int | None,
+    *,
+    report_next: bool = False,
 ) -> Iterator[CellRecord]:
+    """The records of ``tasks`` as they finish (in this process with ``n_jobs=1``, else
+    through joblib). With ``report_next`` and local worker processes, a
+    :func:`load_figure_code` call per worker follows the last cell (see :meth:`Study.run`)."""
     pid = os.getpid()
-    from joblib import Parallel, delayed  # ~0.2 s to import: only when used
+    from joblib import Parallel, delayed, effective_n_jobs  # ~0.2 s to import: only when used
 
-    calls = (delayed(run_payload)(t.key, t.seed, payloads[t.key], pid) for t in tasks)
+    calls: Iterator[Any] = (
+        delayed(run_payload)(t.key, t.seed, payloads[t.key], pid) for t in tasks
+    )
     if n_jobs == 1:
         for call in calls:
             fn, args, kwargs = call
             yield fn(*args, **kwargs)
         return
-    _fill_compile_cache()
+    local = _fill_compile_cache()
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
-    yield from parallel(calls)
+    if report_next and local:
+        # handed out after the last cell: free workers load the figure code meanwhile
+        warm = [delayed(load_figure_code)() for _ in range(effective_n_jobs(n_jobs))]
+        calls = itertools.chain(calls, warm)
+    for rec in parallel(calls):
+        if rec is not None:
+            yield rec
 
 
-def _fill_compile_cache() -> None:
-    """Compile the solvers' loops here, once, before local worker processes start.
+def load_figure_code() -> None:
+    """Import matplotlib (Agg) and the report's figure modules, and render one text label (the
+    font cache): what drawing a report's first figure in a fresh process pays first."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    import svmtune.study._plots
+    import svmtune.study._verdict  # noqa: F401 - loaded for the figures to come
+
+    fig, ax = plt.subplots(figsize=(1, 1))
+    ax.set_title("x")
+    ax.set_xscale("log")
+    fig.canvas.draw()
+    plt.close(fig)
+
+
+def _fill_compile_cache() -> bool:
+    """Compile the solvers' loops here, once, before local worker processes start; whether
+    the cells run in local worker processes (joblib's loky backend).
 
     On an empty numba cache (a fresh install) every local worker would compile the same loops
     at the same time; compiled here first, they load the cached machine code instead. Nothing
@@ -274,8 +312,9 @@ def _fill_compile_cache() -> None:
 
     backend, _ = get_active_backend()
     if "loky" not in type(backend).__name__.lower():
-        return
+        return False
     from svmtune.solvers import compile_cache_is_warm, warm_up
 
     if not compile_cache_is_warm():
         warm_up()
+    return True

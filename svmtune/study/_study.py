@@ -294,6 +294,7 @@ class Study:
         replace_changed: bool = False,
         progress: bool | Callable[[CellRecord, int, int], None] = False,
         stale_after: float = STALE_AFTER_S,
+        report_next: bool = False,
     ) -> Study:
         """Run every cell not stored yet; write each finished cell at once.
 
@@ -319,6 +320,12 @@ class Study:
             over (its process is presumed dead; on this host a dead process's claims are taken
             over at once). Heartbeats are renewed every ``min(30, stale_after / 3)`` seconds;
             every worker of a study should use the same value.
+        report_next : bool, default False
+            A report follows on the same local worker processes (``write_report(n_jobs=2)``,
+            as ``svmtune run`` does): once the last cell is handed out, the workers that are
+            free load the plotting code (matplotlib, the figure modules, a first text
+            rendering), so that the figures start at once. Nothing changes with ``n_jobs=1``
+            or a dask cluster.
 
         Returns
         -------
@@ -369,6 +376,7 @@ class Study:
             replace_changed=replace_changed,
             progress=progress,
             stale_after=stale_after,
+            report_next=report_next,
         )
         return self
 

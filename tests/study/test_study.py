@@ -123,11 +123,25 @@ def test_n_jobs_1_and_2_give_identical_results(tmp_path):
         methods={"LOO2+bisection": LOO2_BISECTION, "LOO3+bisection": LOO3_BISECTION},
     )
     one = Study("s", storage=f"sqlite:///{tmp_path / 'one.db'}", **kw).run(n_jobs=1)
-    two = Study("s", storage=f"sqlite:///{tmp_path / 'two.db'}", **kw).run(n_jobs=2)
+    # report_next: the workers load the figure code after the last cell; the cells are the same
+    two = Study("s", storage=f"sqlite:///{tmp_path / 'two.db'}", **kw).run(
+        n_jobs=2, report_next=True
+    )
     pd.testing.assert_frame_equal(stable(one.results()), stable(two.results()))
     t1, t2 = one.traces(), two.traces()
     keep = ["dataset", "split", "method", "eval", "param_gamma", "value", "best_value"]
     pd.testing.assert_frame_equal(t1[keep], t2[keep])
+    from joblib import Parallel, delayed
+
+    # the pool the cells ran in (joblib reuses it) has matplotlib loaded for the report
+    loaded = Parallel(n_jobs=2)(delayed(_has_pyplot)() for _ in range(4))
+    assert any(loaded)
+
+
+def _has_pyplot() -> bool:
+    import sys
+
+    return "matplotlib.pyplot" in sys.modules
 
 
 def test_running_again_skips_finished_cells_and_adds_new_ones(url):
