@@ -12,16 +12,18 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from svmtune.study._fidelity import best_so_far
 from svmtune.study._figure_jobs import FigureJob, run_jobs
 from svmtune.study._results import method_means, pareto_mask
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with this module
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "TIME_LABELS",
@@ -74,6 +76,8 @@ def panel_grid(n: int, *, width: float = 4.6, height: float = 3.6) -> tuple[Figu
     ncols = 2 if n == 4 else min(3, max(n, 1))
     nrows = max(1, math.ceil(n / ncols))
     fig_width = max(width * ncols + 0.6, 7.0)
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(fig_width, height * nrows + 1.2), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel().tolist()
     for ax in axes[n:]:
@@ -213,6 +217,8 @@ def plot_error_vs_time(
     names = list(methods) if methods is not None else list(dict.fromkeys(results["method"]))
     colors, markers = _colors(names), _markers(names)
     if not by_dataset:
+        from matplotlib.figure import Figure
+
         fig = Figure(figsize=(7.5, 5.2), layout="constrained")
         ax = fig.subplots()
         _draw_error_time(ax, cells, method_means(cells, time=time), names, colors, markers, time)

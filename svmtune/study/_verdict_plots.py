@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
-from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 
 from svmtune.study._compare import Comparison
 from svmtune.study._figure_jobs import FigureJob, run_jobs
@@ -29,6 +27,10 @@ from svmtune.study._profiles import (
     methods_with_cost,
     normalized_profile,
 )
+
+if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with this module
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = [
     "plot_anytime",
@@ -81,6 +83,8 @@ def plot_cd_diagram(comparison: Comparison) -> Figure:
 
     ranks = comparison.ranks
     k = len(ranks)
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(8.0, 1.2 + 0.32 * k), layout="constrained")
     ax = fig.subplots()
     nem = comparison.posthoc.get("nemenyi")
@@ -179,6 +183,8 @@ def _cost_profiles(
     """Two panels, CPU seconds and kernel evaluations on log axes: ``draw(ax, cost, methods,
     their traces, styles)`` draws the methods that count ``cost``; a panel none counts is
     hidden, and the methods left out of a panel are named in its title."""
+    from matplotlib.figure import Figure
+
     fig = Figure(figsize=(11.0, 5.0), layout="constrained")
     axes = fig.subplots(1, 2, squeeze=False).ravel().tolist()
     allm = list(methods or dict.fromkeys(traces["method"]))
