@@ -283,12 +283,15 @@ def execute(
 
 
 def load_figure_code() -> None:
-    """Import matplotlib (Agg) and the report's figure modules, and render one text label (the
-    font cache): what drawing a report's first figure in a fresh process pays first."""
+    """Import matplotlib (Agg), the report's figure modules and the verdict's statistics
+    (scipy.stats, scikit-posthocs), and render one text label (the font cache): what a report's
+    first figure and first test in a fresh process pay first (about 1.5 s)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import scikit_posthocs  # noqa: F401 - the verdict's post-hoc tests
+    from scipy import stats  # noqa: F401 - the verdict's Friedman and Wilcoxon tests
 
     import svmtune.study._plots
     import svmtune.study._verdict  # noqa: F401 - loaded for the figures to come
