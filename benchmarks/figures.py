@@ -20,31 +20,17 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-QUICKSTART = ROOT / "studies" / "quickstart.py"
+from scaling import QUICKSTART, run_cmd  # the same command as the scaling benchmark
 
 
 def make_db(path: Path) -> None:
+    """Run the quickstart from scratch into the SQLite file ``path`` (2 processes)."""
     subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "svmtune.cli",
-            "run",
-            str(QUICKSTART),
-            "--storage",
-            f"sqlite:///{path}",
-            "--no-progress",
-            "--output",
-            str(path.parent / "report"),
-        ],
-        check=True,
-        stdout=subprocess.DEVNULL,
+        run_cmd(f"sqlite:///{path}", path.parent / "report"), check=True, stdout=subprocess.DEVNULL
     )
 
 
