@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["FigureJob", "ReportJob", "balance", "run_jobs"]
+__all__ = ["FigureJob", "ReportJob", "balance", "load_figure_code", "run_jobs"]
 
 
 class ReportJob(Protocol):
@@ -95,3 +95,24 @@ def run_jobs(jobs: Sequence[ReportJob], outdir: str | Path, *, n_jobs: int = 1) 
     for files in parts:
         written.update(files)
     return written
+
+
+def load_figure_code() -> None:
+    """Import matplotlib (Agg), the report's figure modules and the verdict's statistics
+    (scipy.stats, scikit-posthocs), and render one text label (the font cache): what a report's
+    first figure and first test in a fresh process pay first (about 1.5 s)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import scikit_posthocs  # noqa: F401 - the verdict's post-hoc tests
+    from scipy import stats  # noqa: F401 - the verdict's Friedman and Wilcoxon tests
+
+    import svmtune.study._plots
+    import svmtune.study._verdict  # noqa: F401 - loaded for the figures to come
+
+    fig, ax = plt.subplots(figsize=(1, 1))
+    ax.set_title("x")
+    ax.set_xscale("log")
+    fig.canvas.draw()
+    plt.close(fig)

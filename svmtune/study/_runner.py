@@ -259,7 +259,8 @@ def execute(
 ) -> Iterator[CellRecord]:
     """The records of ``tasks`` as they finish (in this process with ``n_jobs=1``, else
     through joblib). With ``report_next`` and local worker processes, a
-    :func:`load_figure_code` call per worker follows the last cell (see :meth:`Study.run`)."""
+    :func:`~svmtune.study._figure_jobs.load_figure_code` call per worker follows the last cell
+    (see :meth:`Study.run`)."""
     pid = os.getpid()
     from joblib import Parallel, delayed, effective_n_jobs  # ~0.2 s to import: only when used
 
@@ -271,9 +272,13 @@ def execute(
             fn, args, kwargs = call
             yield fn(*args, **kwargs)
         return
-    local = _fill_compile_cache()
+    local = _local_processes()
+    if local:
+        _fill_compile_cache()
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
     if report_next and local:
+        from svmtune.study._figure_jobs import load_figure_code
+
         # handed out after the last cell: free workers load the figure code meanwhile
         warm = [delayed(load_figure_code)() for _ in range(effective_n_jobs(n_jobs))]
         calls = itertools.chain(calls, warm)
@@ -282,42 +287,23 @@ def execute(
             yield rec
 
 
-def load_figure_code() -> None:
-    """Import matplotlib (Agg), the report's figure modules and the verdict's statistics
-    (scipy.stats, scikit-posthocs), and render one text label (the font cache): what a report's
-    first figure and first test in a fresh process pay first (about 1.5 s)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    import scikit_posthocs  # noqa: F401 - the verdict's post-hoc tests
-    from scipy import stats  # noqa: F401 - the verdict's Friedman and Wilcoxon tests
-
-    import svmtune.study._plots
-    import svmtune.study._verdict  # noqa: F401 - loaded for the figures to come
-
-    fig, ax = plt.subplots(figsize=(1, 1))
-    ax.set_title("x")
-    ax.set_xscale("log")
-    fig.canvas.draw()
-    plt.close(fig)
-
-
-def _fill_compile_cache() -> bool:
-    """Compile the solvers' loops here, once, before local worker processes start; whether
-    the cells run in local worker processes (joblib's loky backend).
-
-    On an empty numba cache (a fresh install) every local worker would compile the same loops
-    at the same time; compiled here first, they load the cached machine code instead. Nothing
-    is done on a warm cache, or when the cells go to a dask cluster (its workers have caches of
-    their own)."""
+def _local_processes() -> bool:
+    """Whether joblib runs the cells in local worker processes (its loky backend), not on a
+    dask cluster or in threads."""
     from joblib.parallel import get_active_backend
 
     backend, _ = get_active_backend()
-    if "loky" not in type(backend).__name__.lower():
-        return False
+    return "loky" in type(backend).__name__.lower()
+
+
+def _fill_compile_cache() -> None:
+    """Compile the solvers' loops here, once, before local worker processes start.
+
+    On an empty numba cache (a fresh install) every local worker would compile the same loops
+    at the same time; compiled here first, they load the cached machine code instead. Nothing
+    is done on a warm cache (the caller runs this only for local worker processes: a dask
+    cluster's workers have caches of their own)."""
     from svmtune.solvers import compile_cache_is_warm, warm_up
 
     if not compile_cache_is_warm():
         warm_up()
-    return True
