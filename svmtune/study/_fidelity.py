@@ -96,15 +96,14 @@ def best_so_far(traces: pd.DataFrame, *, n_train: float | None = None) -> pd.Ser
         frame["eval"] = pd.to_numeric(traces["eval"], errors="coerce").to_numpy()
     by = list(frame.columns)
     order = frame.sort_values(by, kind="stable").index.to_numpy() if by else np.arange(n)
+    # the running minimum per run (NaN rows skipped), carried over the rows that do not count
+    ordered = pd.Series(counted[order])
+    if keys:
+        runs = [frame[k].to_numpy()[order] for k in keys]
+        best = ordered.groupby(runs, sort=False, dropna=False).cummin()
+        best = best.groupby(runs, sort=False, dropna=False).ffill()
+    else:
+        best = ordered.cummin().ffill()
     out = np.full(n, np.nan)
-    run = frame.loc[order, keys].to_numpy() if keys else np.zeros((n, 0))
-    best, previous = np.nan, None
-    for pos, row in zip(order, run, strict=True):
-        key = tuple(row)
-        if key != previous:
-            best, previous = np.nan, key
-        v = counted[pos]
-        if np.isfinite(v) and not v >= best:
-            best = v
-        out[pos] = best
+    out[order] = best.to_numpy(dtype=float)
     return pd.Series(out, index=traces.index, dtype=float)
