@@ -352,6 +352,8 @@ class Study:
             raise ValueError(
                 f"stale_after must be a positive number of seconds; got {stale_after!r}"
             )
+        if not isinstance(report_next, bool):
+            raise ValueError(f"report_next must be True or False; got {report_next!r}")
         tasks = self._tasks()  # validates everything first
         payloads = {}
         for t in tasks:

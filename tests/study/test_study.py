@@ -335,3 +335,8 @@ def test_cells_run_longest_expected_first(tmp_path):
     assert order == [("heart", "cv"), ("sonar", "cv"), ("heart", "loo"), ("sonar", "loo")]
     costs = {t.key: expected_cost(t) for t in study._tasks()}
     assert sorted(costs, key=costs.get, reverse=True)[0].dataset == "heart"
+
+
+def test_report_next_must_be_a_bool(url):
+    with pytest.raises(ValueError, match="report_next must be True or False; got 'yes'"):
+        heart_study(url).run(report_next="yes")
