@@ -80,12 +80,29 @@ def warm_up(*, exact: bool = True, kernel_sums: bool = True) -> float:
     return time.perf_counter() - t0
 
 
+def _cache_places() -> list[Path]:
+    """Where numba keeps (or would keep) this package's cache, in the order of its locators:
+    ``$NUMBA_CACHE_DIR`` when set; else ``__pycache__`` beside the source when it is writable;
+    else the user's cache folder (``$XDG_CACHE_HOME/numba`` or ``~/.cache/numba``)."""
+    import svmtune.solvers as here
+
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return [Path(os.environ["NUMBA_CACHE_DIR"])]
+    source = Path(here.__file__).parent
+    in_tree = source / "__pycache__"
+    if os.access(in_tree if in_tree.is_dir() else source, os.W_OK):
+        return [in_tree]
+    user = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return [Path(user) / "numba"]
+
+
 def compile_cache_is_warm() -> bool:
     """Whether numba's on-disk cache holds the SMO loop already (a cheap file test).
 
-    numba caches next to the source (``__pycache__``) when that folder is writable, else in
-    ``$NUMBA_CACHE_DIR`` or the user's cache folder; each is looked at for the SMO loop's index
-    file. ``False`` means a run would compile (a fresh install, or a new numba).
+    Looked for where numba itself looks first (:func:`_cache_places`): ``$NUMBA_CACHE_DIR`` when
+    set (numba then ignores the others), else ``__pycache__`` beside the source when writable,
+    else the user's cache folder. ``False`` means a run would compile (a fresh install, a new
+    numba, or a new ``NUMBA_CACHE_DIR``).
 
     Examples
     --------
@@ -94,14 +111,7 @@ def compile_cache_is_warm() -> bool:
     >>> compile_cache_is_warm()
     True
     """
-    import svmtune.solvers as here
-
     pattern = "_smo_loop.*.nbi"
-    places = [Path(here.__file__).parent / "__pycache__"]
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        places.append(Path(os.environ["NUMBA_CACHE_DIR"]))
-    places.append(Path.home() / ".cache" / "numba")
-    for place in places:
-        if place.is_dir() and next(place.rglob(pattern), None) is not None:
-            return True
-    return False
+    return any(
+        place.is_dir() and next(place.rglob(pattern), None) is not None for place in _cache_places()
+    )

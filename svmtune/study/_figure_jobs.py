@@ -4,6 +4,7 @@ them in one process or in two balanced by cost."""
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,7 +13,14 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["FigureJob", "ReportJob", "balance", "load_figure_code", "run_jobs"]
+__all__ = [
+    "FigureJob",
+    "ReportJob",
+    "by_cost",
+    "load_figure_code",
+    "load_figure_code_soon",
+    "run_jobs",
+]
 
 
 class ReportJob(Protocol):
@@ -30,7 +38,7 @@ class FigureJob:
     """One figure: ``draw()`` builds it, calling the job saves it as ``outdir / name``.
 
     ``cost`` is a relative estimate of its drawing time (roughly one unit per panel, as ticks
-    and labels dominate); only the ratios between jobs matter (:func:`balance`).
+    and labels dominate); only the order of the jobs' costs matters (:func:`by_cost`).
     """
 
     name: str
@@ -44,52 +52,49 @@ class FigureJob:
         return {path.stem: path}
 
 
-def balance(costs: Sequence[float], n_bins: int) -> list[list[int]]:
-    """Indices of ``costs`` split into ``n_bins`` lists of about equal total: largest first,
-    each to the bin with the smallest total so far (Graham's LPT rule); a bin keeps its jobs in
-    the order given.
+def by_cost(jobs: Sequence[ReportJob]) -> list[int]:
+    """Indices of ``jobs``, largest ``cost`` first (ties in the order given): the order in
+    which :func:`run_jobs` hands them out to two processes, so that the last job to start is a
+    small one (Graham's LPT rule, applied as each process becomes free).
 
     Examples
     --------
-    >>> balance([4.0, 1.0, 2.0, 2.0, 1.0], 2)
-    [[0, 1], [2, 3, 4]]
+    >>> from svmtune.study._figure_jobs import FigureJob
+    >>> jobs = [FigureJob(n, draw=list, dpi=100, cost=c) for n, c in zip("abcd", [1, 4, 2, 4])]
+    >>> by_cost(jobs)
+    [1, 3, 2, 0]
     """
-    if n_bins < 1:
-        raise ValueError(f"n_bins must be at least 1, got {n_bins}")
-    bins: list[list[int]] = [[] for _ in range(n_bins)]
-    totals = [0.0] * n_bins
-    for i in sorted(range(len(costs)), key=lambda i: -costs[i]):
-        b = min(range(n_bins), key=lambda b: totals[b])
-        bins[b].append(i)
-        totals[b] += costs[i]
-    return [sorted(b) for b in bins if b]
+    return sorted(range(len(jobs)), key=lambda i: -jobs[i].cost)
 
 
-def _run_list(jobs: Sequence[ReportJob], outdir: Path) -> list[dict[str, Path]]:
-    return [job(outdir) for job in jobs]
+def _run_one(job: ReportJob, outdir: Path) -> dict[str, Path]:
+    _wait_for_figure_code()  # a worker still loading it in the background: no race
+    return job(outdir)
 
 
 def run_jobs(jobs: Sequence[ReportJob], outdir: str | Path, *, n_jobs: int = 1) -> dict[str, Path]:
     """Run ``jobs`` into ``outdir``; with ``n_jobs`` other than 1 (and more than one core) in
-    two joblib worker processes, each given a list balanced by ``cost`` (:func:`balance`), so
-    that both finish about together. The files come back in the order of ``jobs``."""
+    two joblib worker processes, handed out one at a time, largest ``cost`` first
+    (:func:`by_cost`): a process takes the next job when it is free, so a process that must
+    first load the figure code simply draws fewer. The files come back in the order of
+    ``jobs``."""
     out = Path(outdir)
     if n_jobs == 1 or (os.cpu_count() or 1) < 2 or len(jobs) < 2:
-        parts = _run_list(jobs, out)
+        parts = [job(out) for job in jobs]
     else:
         from joblib import Parallel, delayed
 
-        bins = balance([job.cost for job in jobs], 2)
+        order = by_cost(jobs)
         # a worker of a reused pool may run in another folder than this process: an absolute
         # path there, the paths returned as given here
         where = out.resolve()
-        done = Parallel(n_jobs=len(bins))(
-            delayed(_run_list)([jobs[i] for i in b], where) for b in bins
+        done = Parallel(n_jobs=2, batch_size=1, pre_dispatch="n_jobs")(
+            delayed(_run_one)(jobs[i], where) for i in order
         )
-        by_index: dict[int, dict[str, Path]] = {}
-        for b, wrote in zip(bins, done, strict=True):
-            for i, files in zip(b, wrote, strict=True):
-                by_index[i] = {k: out / p.relative_to(where) for k, p in files.items()}
+        by_index = {
+            i: {k: out / p.relative_to(where) for k, p in files.items()}
+            for i, files in zip(order, done, strict=True)
+        }
         parts = [by_index[i] for i in range(len(jobs))]
     written: dict[str, Path] = {}
     for files in parts:
@@ -97,22 +102,44 @@ def run_jobs(jobs: Sequence[ReportJob], outdir: str | Path, *, n_jobs: int = 1) 
     return written
 
 
+_loading: threading.Thread | None = None
+
+
+def load_figure_code_soon() -> None:
+    """Start :func:`load_figure_code` in a background thread of this process and return at
+    once (once per process): a worker process with nothing to do loads the report's code
+    meanwhile, and the process that hands it out does not wait for it (a figure job waits
+    for the thread before it draws)."""
+    global _loading
+    if _loading is None:
+        _loading = threading.Thread(target=load_figure_code, name="load-figure-code", daemon=True)
+        _loading.start()
+
+
+def _wait_for_figure_code() -> None:
+    if _loading is not None:
+        _loading.join()
+
+
 def load_figure_code() -> None:
     """Import matplotlib (Agg), the report's figure modules and the verdict's statistics
     (scipy.stats, scikit-posthocs), and render one text label (the font cache): what a report's
-    first figure and first test in a fresh process pay first (about 1.5 s)."""
+    first figure and first test in a fresh process pay first (about 1.5 s). It draws on a
+    figure of its own, outside pyplot's registry of figures, so that it may run in a thread."""
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot  # noqa: F401 - what the figure modules draw with
     import scikit_posthocs  # noqa: F401 - the verdict's post-hoc tests
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
     from scipy import stats  # noqa: F401 - the verdict's Friedman and Wilcoxon tests
 
     import svmtune.study._plots
     import svmtune.study._verdict  # noqa: F401 - loaded for the figures to come
 
-    fig, ax = plt.subplots(figsize=(1, 1))
+    fig = Figure(figsize=(1, 1))
+    ax = fig.add_subplot()
     ax.set_title("x")
     ax.set_xscale("log")
-    fig.canvas.draw()
-    plt.close(fig)
+    FigureCanvasAgg(fig).draw()

@@ -259,8 +259,8 @@ def execute(
 ) -> Iterator[CellRecord]:
     """The records of ``tasks`` as they finish (in this process with ``n_jobs=1``, else
     through joblib). With ``report_next`` and local worker processes, a
-    :func:`~svmtune.study._figure_jobs.load_figure_code` call per worker follows the last cell
-    (see :meth:`Study.run`)."""
+    :func:`~svmtune.study._figure_jobs.load_figure_code_soon` call per worker follows the last
+    cell (see :meth:`Study.run`): it returns at once, so nothing here waits for the loading."""
     pid = os.getpid()
     from joblib import Parallel, delayed, effective_n_jobs  # ~0.2 s to import: only when used
 
@@ -277,10 +277,11 @@ def execute(
         _fill_compile_cache()
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
     if report_next and local:
-        from svmtune.study._figure_jobs import load_figure_code
+        from svmtune.study._figure_jobs import load_figure_code_soon
 
-        # handed out after the last cell: free workers load the figure code meanwhile
-        warm = [delayed(load_figure_code)() for _ in range(effective_n_jobs(n_jobs))]
+        # handed out after the last cell: a free worker loads the figure code in a thread of
+        # its own meanwhile, without holding up the records of the cells still running
+        warm = [delayed(load_figure_code_soon)() for _ in range(effective_n_jobs(n_jobs))]
         calls = itertools.chain(calls, warm)
     for rec in parallel(calls):
         if rec is not None:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 
-import pytest
-
 from svmtune.kernels import RBF
 from svmtune.objectives import LOOEstimate
 from svmtune.study import Method, Study, write_report
-from svmtune.study._figure_jobs import balance
+from svmtune.study._figure_jobs import FigureJob, by_cost
 from svmtune.tuners import Grid
 
 from ._toys import blobs, halves
@@ -66,13 +64,11 @@ def test_parallel_and_serial_reports_write_the_same_files(tmp_path):
     assert report.startswith("# plots: the verdict")
 
 
-def test_balance_splits_jobs_into_lists_of_about_equal_cost():
+def test_jobs_are_handed_out_largest_cost_first():
     costs = [16.0, 2.0, 4.0, 4.0, 4.0, 3.0, 3.0, 4.0, 4.0]  # the quickstart's nine figures
-    bins = balance(costs, 2)
-    assert sorted(i for b in bins for i in b) == list(range(len(costs)))  # each job once
-    assert [sum(costs[i] for i in b) for b in bins] == [22.0, 22.0]
-    assert all(b == sorted(b) for b in bins)  # in the order given
-    assert balance([1.0, 1.0], 1) == [[0, 1]]
-    assert balance([5.0], 3) == [[0]]  # no empty lists
-    with pytest.raises(ValueError, match="n_bins must be at least 1, got 0"):
-        balance([1.0], 0)
+    jobs = [FigureJob(f"{i}.png", draw=list, dpi=10, cost=c) for i, c in enumerate(costs)]
+    order = by_cost(jobs)
+    assert sorted(order) == list(range(len(costs)))  # each job once
+    assert [costs[i] for i in order] == sorted(costs, reverse=True)
+    assert order[:5] == [0, 2, 3, 4, 7]  # ties keep the order given
+    assert by_cost([]) == []

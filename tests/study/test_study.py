@@ -133,15 +133,18 @@ def test_n_jobs_1_and_2_give_identical_results(tmp_path):
     pd.testing.assert_frame_equal(t1[keep], t2[keep])
     from joblib import Parallel, delayed
 
-    # the pool the cells ran in (joblib reuses it) has matplotlib loaded for the report
-    loaded = Parallel(n_jobs=2)(delayed(_has_pyplot)() for _ in range(4))
+    # the pool the cells ran in (joblib reuses it) has the report's code loaded (or loading)
+    loaded = Parallel(n_jobs=2)(delayed(_has_figure_code)() for _ in range(4))
     assert any(loaded)
 
 
-def _has_pyplot() -> bool:
+def _has_figure_code() -> bool:
     import sys
 
-    return "matplotlib.pyplot" in sys.modules
+    from svmtune.study._figure_jobs import _wait_for_figure_code
+
+    _wait_for_figure_code()
+    return {"matplotlib.pyplot", "scikit_posthocs", "svmtune.study._verdict"} <= set(sys.modules)
 
 
 def test_running_again_skips_finished_cells_and_adds_new_ones(url):
