@@ -13,16 +13,16 @@ install) and prints CPU seconds of that process:
   again on the cache it filled (loading instead of compiling).
 
 With ``--quickstart`` it also runs ``studies/quickstart.py`` from scratch (a new database) twice
-on one new numba cache, ``--n-jobs 2``: the first run compiles, the second loads; wall seconds of
-both and their difference (and CPU seconds of the run's processes, steadier on a shared
-machine). Then, on another empty cache, ``warm_up()`` in one process before a
-third run: what a first run would cost if the parent filled the cache before its workers start
-(each worker otherwise compiles the same functions at the same time). The script prints; it
-asserts nothing. CPU seconds are steadier than wall seconds on a shared machine, but still move
-by 10-20% with its load.
+on one new numba cache, ``--n-jobs 2``: the first run compiles (``svmtune run`` has its two
+worker processes compile the loops first, split between them), the second loads; wall seconds
+of both and their difference (and CPU seconds of the run's processes, steadier on a shared
+machine); ``--repeat N`` does that N times, each on a new cache. The script prints; it asserts
+nothing. CPU seconds are steadier than wall seconds on a shared machine, but still move by
+10-20% with its load.
 
     python benchmarks/compile.py
     python benchmarks/compile.py --quickstart     # + two quickstart runs (a few minutes)
+    python benchmarks/compile.py --quickstart --no-paths --repeat 3
 """
 
 from __future__ import annotations
@@ -100,47 +100,47 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def part_quickstart() -> None:
+def part_quickstart(repeat: int = 1) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / "numba-cache")}
-        walls = []
-        for k in range(3):
-            if k == 2:  # a new empty cache, filled by warm_up() in one process first
-                env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba-cache-2")
-                code = "from svmtune.solvers import warm_up; warm_up()"
-                warm = timed([sys.executable, "-c", code], env)
-            args = [
-                sys.executable,
-                "-m",
-                "svmtune.cli",
-                "run",
-                str(ROOT / "studies" / "quickstart.py"),
-                "--storage",
-                f"sqlite:///{Path(tmp) / f'q{k}.db'}",
-                "--n-jobs",
-                "2",
-                "--no-progress",
-                "--output",
-                str(Path(tmp) / f"out{k}"),
-            ]
-            walls.append(timed(args, env))
-        for k, what in enumerate(("wall", "CPU")):
-            (w0, w1, w2), wu = (t[k] for t in walls), warm[k]
-            print(
-                f"quickstart from scratch, --n-jobs 2, {what} s: first run (empty numba cache) "
-                f"{w0:.1f}, second (cache filled) {w1:.1f}: {w0 - w1:.1f} extra; "
-                f"warm_up() first on an empty cache ({wu:.1f}) + a run ({w2:.1f}): "
-                f"{wu + w2 - w1:.1f} extra"
-            )
+        for r in range(repeat):
+            env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / f"numba-cache-{r}")}
+            walls = []
+            for k in range(2):
+                args = [
+                    sys.executable,
+                    "-m",
+                    "svmtune.cli",
+                    "run",
+                    str(ROOT / "studies" / "quickstart.py"),
+                    "--storage",
+                    f"sqlite:///{Path(tmp) / f'q{r}-{k}.db'}",
+                    "--n-jobs",
+                    "2",
+                    "--no-progress",
+                    "--output",
+                    str(Path(tmp) / f"out{r}-{k}"),
+                ]
+                walls.append(timed(args, env))
+            for k, what in enumerate(("wall", "CPU")):
+                w0, w1 = (t[k] for t in walls)
+                print(
+                    f"quickstart from scratch, --n-jobs 2, {what} s: first run (empty numba "
+                    f"cache) {w0:.1f}, second (cache filled) {w1:.1f}: {w0 - w1:.1f} extra"
+                )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quickstart", action="store_true", help="also two quickstart runs")
+    parser.add_argument("--no-paths", action="store_true", help="skip the per-path figures")
+    parser.add_argument("--repeat", type=int, default=1, help="quickstart: pairs of runs")
     args = parser.parse_args()
-    part_paths()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
+    if not args.no_paths:
+        part_paths()
     if args.quickstart:
-        part_quickstart()
+        part_quickstart(args.repeat)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ Each part runs ``svmtune run`` (or claiming workers) as separate processes, as a
 - ``cold``: the first run of the stored quickstart with an empty numba cache
   (``NUMBA_CACHE_DIR``, as in a fresh install) minus the second: the compilation a first run pays.
 - ``speedup``: the quickstart from scratch with ``--n-jobs 1`` and ``--n-jobs 2``: whole process
-  (wall seconds) and cell phase (first cell started to last cell finished, from the database).
+  (wall seconds) and cell phase (first cell started to last cell finished, from the database);
+  ``--repeat N`` runs N such pairs interleaved and prints the ratio of the medians too.
 - ``claims``: 1, 2 and 4 (and 16) processes claim and store 1,000 zero-cost cells of one study
   on a SQLite file, and on PostgreSQL when ``SVMTUNE_POSTGRES_URL`` names a server (its
   maintenance database; a scratch database is created and dropped): cells per second.
@@ -17,6 +18,7 @@ Wall seconds on a shared machine are noisy: run it on an idle one. It prints; it
 
     python benchmarks/scaling.py                      # everything (~5 min on 2 idle cores)
     python benchmarks/scaling.py --parts rerun claims
+    python benchmarks/scaling.py --parts speedup --repeat 5   # ~7 min
 """
 
 from __future__ import annotations
@@ -94,17 +96,32 @@ def part_rerun_and_cold(tmp: Path) -> None:
     )
 
 
-def part_speedup(tmp: Path) -> None:
-    out = {}
-    for n_jobs in (1, 2):
-        url = f"sqlite:///{tmp / f'speed{n_jobs}.db'}"
-        wall, _cpu = timed_run(run_cmd(url, tmp / f"o{n_jobs}", n_jobs))
-        out[n_jobs] = (wall, cell_phase(url))
-        print(f"quickstart --n-jobs {n_jobs}: {wall:.1f} s whole, {out[n_jobs][1]:.1f} s cells")
-    print(
-        f"speed-up 1 -> 2: {out[1][0] / out[2][0]:.2f}x whole process, "
-        f"{out[1][1] / out[2][1]:.2f}x cell phase"
-    )
+def part_speedup(tmp: Path, repeat: int = 1) -> None:
+    """``repeat`` pairs of runs, one process then two, interleaved (so that a slow spell of a
+    shared machine hits both about alike): each pair's speed-up, then the ratio of the medians."""
+    runs: dict[int, list[tuple[float, float]]] = {1: [], 2: []}
+    for r in range(repeat):
+        pair = {}
+        for n_jobs in (1, 2):
+            url = f"sqlite:///{tmp / f'speed{n_jobs}-{r}.db'}"
+            wall, _cpu = timed_run(run_cmd(url, tmp / f"o{n_jobs}-{r}", n_jobs))
+            pair[n_jobs] = (wall, cell_phase(url))
+            runs[n_jobs].append(pair[n_jobs])
+            cells = pair[n_jobs][1]
+            print(f"quickstart --n-jobs {n_jobs}: {wall:.1f} s whole, {cells:.1f} s cells")
+        print(
+            f"speed-up 1 -> 2: {pair[1][0] / pair[2][0]:.2f}x whole process, "
+            f"{pair[1][1] / pair[2][1]:.2f}x cell phase"
+        )
+    if repeat > 1:
+        med = {n: [statistics.median(r[k] for r in runs[n]) for k in (0, 1)] for n in runs}
+        whole = sorted(a[0] / b[0] for a, b in zip(runs[1], runs[2], strict=True))
+        print(
+            f"medians of {repeat} pairs: --n-jobs 1 {med[1][0]:.1f} s whole, {med[1][1]:.1f} s "
+            f"cells; --n-jobs 2 {med[2][0]:.1f} s whole, {med[2][1]:.1f} s cells; speed-up "
+            f"{med[1][0] / med[2][0]:.2f}x whole process, {med[1][1] / med[2][1]:.2f}x cell "
+            f"phase (pairs: whole {', '.join(f'{w:.2f}' for w in whole)})"
+        )
 
 
 WORKER = textwrap.dedent(
@@ -192,13 +209,18 @@ def main() -> None:
     parser.add_argument(
         "--parts", nargs="+", default=["rerun", "speedup", "claims"], help="rerun speedup claims"
     )
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="speedup: pairs of runs (1 then 2), interleaved"
+    )
     args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {args.repeat}")
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         if "rerun" in args.parts:
             part_rerun_and_cold(tmp)
         if "speedup" in args.parts:
-            part_speedup(tmp)
+            part_speedup(tmp, args.repeat)
         if "claims" in args.parts:
             part_claims(tmp)
 

@@ -31,22 +31,41 @@ def _points(n: int) -> tuple[np.ndarray, np.ndarray]:
     return X, y
 
 
-def warm_up(*, exact: bool = True, kernel_sums: bool = True) -> float:
+def _retrain_once(y: np.ndarray) -> None:
+    """One call of the compiled retrain loop, with the argument types exact leave-one-out
+    passes it, from ``alpha = 0`` (feasible; the dual's gradient is then -1)."""
+    from svmtune.solvers import _exact_loo_loop
+
+    n = y.shape[0]
+    K = np.eye(n)  # any positive definite Gram matrix
+    diag = np.ascontiguousarray(np.diag(K))
+    alpha, G, beta, u, z = (np.empty(n) for _ in range(5))
+    _exact_loo_loop.retrain_one(
+        K, diag, y, 10.0, np.zeros(n), -np.ones(n), 0, 1e-3, True, 10, alpha, G, beta, u, z
+    )
+
+
+def warm_up(*, smo: bool = True, exact: bool = True, kernel_sums: bool = True) -> float:
     """Run every compiled path of the solvers once on a tiny problem; returns the seconds spent.
 
     Covers SMO on a full Gram matrix (the fused RBF Gram, the Gram check of other kernels), on
     kernel rows computed in the loop, with shrinking and left-out points (the gradient
-    recomputation), and, when asked, the exact leave-one-out retrains (``exact``) and the RBF
-    kernel's fused weighted sums that leave-one-out estimates use (``kernel_sums``). On a warm
-    numba cache this loads the machine code (a fraction of a second); on an empty one it
-    compiles it (seconds) and fills the cache for every later process.
+    recomputation) (``smo``), the exact leave-one-out retrain loop (``exact``; with ``smo``
+    too, a whole exact leave-one-out) and the RBF kernel's fused weighted sums that
+    leave-one-out estimates use (``kernel_sums``). On a warm numba cache this loads the machine
+    code (a fraction of a second); on an empty one it compiles it (seconds) and fills the cache
+    for every later process. The SMO loop shares only small helpers with the other two, so two
+    processes can compile ``warm_up(exact=False, kernel_sums=False)`` and ``warm_up(smo=False)``
+    at the same time, in about equal times.
 
     Parameters
     ----------
+    smo : bool, default True
+        The SMO loop's paths.
     exact : bool, default True
-        Also the exact leave-one-out retrain loop.
+        The exact leave-one-out retrain loop.
     kernel_sums : bool, default True
-        Also the RBF kernel's fused weighted sums (:meth:`svmtune.kernels.RBF.net_sums`).
+        The RBF kernel's fused weighted sums (:meth:`svmtune.kernels.RBF.net_sums`).
 
     Returns
     -------
@@ -62,14 +81,17 @@ def warm_up(*, exact: bool = True, kernel_sums: bool = True) -> float:
     t0 = time.perf_counter()
     X, y = _points(24)
     params = {"gamma": 1.0}
-    solver = SMO(max_iter=1000)
-    solver.solve(y, C=10.0, kernel=RBF(), params=params, X=X)  # the fused Gram
-    solver.solve(y, C=10.0, kernel=Linear(), params={}, X=X)  # a Gram that is checked
-    rows = KernelRows(RBF(), params, X, capacity=4)
-    solver.solve(y, C=10.0, gram=rows, active=np.arange(1, 24))  # rows in the loop, left out
-    check_gram(np.eye(2))
+    if smo:
+        solver = SMO(max_iter=1000)
+        solver.solve(y, C=10.0, kernel=RBF(), params=params, X=X)  # the fused Gram
+        solver.solve(y, C=10.0, kernel=Linear(), params={}, X=X)  # a Gram that is checked
+        rows = KernelRows(RBF(), params, X, capacity=4)
+        solver.solve(y, C=10.0, gram=rows, active=np.arange(1, 24))  # rows in the loop, left out
+        check_gram(np.eye(2))
     if exact:
-        exact_loo(y, C=10.0, gram=RBF().gram(params, X))
+        _retrain_once(y)  # the retrain loop alone: nothing of the SMO loop
+        if smo:
+            exact_loo(y, C=10.0, gram=RBF().gram(params, X))
     if kernel_sums:
         kernel = RBF()
         W = np.ones((X.shape[0], 1))

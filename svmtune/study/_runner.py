@@ -274,7 +274,7 @@ def execute(
         return
     local = _local_processes()
     if local:
-        _fill_compile_cache()
+        _fill_compile_cache(n_jobs)
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
     if report_next and local:
         from svmtune.study._figure_jobs import load_figure_code_soon
@@ -297,14 +297,21 @@ def _local_processes() -> bool:
     return "loky" in type(backend).__name__.lower()
 
 
-def _fill_compile_cache() -> None:
-    """Compile the solvers' loops here, once, before local worker processes start.
+def _fill_compile_cache(n_jobs: int | None) -> None:
+    """Compile the solvers' loops in the local worker processes, once, before the cells start.
 
     On an empty numba cache (a fresh install) every local worker would compile the same loops
-    at the same time; compiled here first, they load the cached machine code instead. Nothing
-    is done on a warm cache (the caller runs this only for local worker processes: a dask
-    cluster's workers have caches of their own)."""
+    at the same time as its first cells need them. Instead one worker compiles the SMO loop
+    while another compiles the exact leave-one-out retrain loop and the RBF kernel's sums, which
+    share only small helpers with it (:func:`~svmtune.solvers.warm_up`), both into the cache;
+    every other process then loads the machine code. Nothing is done on a warm cache (the
+    caller runs this only for local worker processes: a dask cluster's workers have caches of
+    their own)."""
     from svmtune.solvers import compile_cache_is_warm, warm_up
 
-    if not compile_cache_is_warm():
-        warm_up()
+    if compile_cache_is_warm():
+        return
+    from joblib import Parallel, delayed
+
+    shares = [{"exact": False, "kernel_sums": False}, {"smo": False}]
+    Parallel(n_jobs=n_jobs, batch_size=1)(delayed(warm_up)(**share) for share in shares)
