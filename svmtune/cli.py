@@ -180,6 +180,7 @@ def _changed_study_hint() -> Iterator[None]:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from svmtune.study import Storage, objective_labels, write_report
+    from svmtune.study._runner import stop_local_workers
 
     if args.n_jobs == 0:
         raise ValueError("--n-jobs must be a positive number of processes, or -1 for all cores")
@@ -244,6 +245,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         results, traces, outdir, methods=methods, objectives=objectives, n_jobs=draw_jobs
     )
     paths.update(_extra_figures(figures, study, outdir))
+    stop_local_workers()  # idle now; at exit they would be stopped one by one, slowly
     _print_report(study.name, url, results, paths, methods, snap.running, missing)
     return 0
 

@@ -343,3 +343,39 @@ def test_cells_run_longest_expected_first(tmp_path):
 def test_report_next_must_be_a_bool(url):
     with pytest.raises(ValueError, match="report_next must be True or False; got 'yes'"):
         heart_study(url).run(report_next="yes")
+
+
+def _pid() -> int:
+    import os
+
+    return os.getpid()
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or a zombie (killed, not reaped yet)."""
+    from pathlib import Path
+
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except FileNotFoundError:
+        return True
+    return "\nState:\tZ" in status
+
+
+def test_stop_local_workers_kills_the_idle_pool_and_a_new_one_starts_later():
+    import time
+
+    from joblib import Parallel, delayed
+
+    from svmtune.study._runner import stop_local_workers
+
+    pids = set(Parallel(n_jobs=2)(delayed(_pid)() for _ in range(4)))
+    stop_local_workers()
+    deadline = time.monotonic() + 10
+    while not all(_gone(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(_gone(p) for p in pids)
+    again = set(Parallel(n_jobs=2)(delayed(_pid)() for _ in range(4)))
+    assert again and not again & pids  # new worker processes
+    stop_local_workers()
+    stop_local_workers()  # nothing to stop: no error
