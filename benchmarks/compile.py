@@ -101,32 +101,10 @@ def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
 
 
 def part_quickstart(repeat: int = 1) -> None:
+    from scaling import part_cold  # the same runs as the scaling benchmark's cold part
+
     with tempfile.TemporaryDirectory() as tmp:
-        for r in range(repeat):
-            env = {**os.environ, "NUMBA_CACHE_DIR": str(Path(tmp) / f"numba-cache-{r}")}
-            walls = []
-            for k in range(2):
-                args = [
-                    sys.executable,
-                    "-m",
-                    "svmtune.cli",
-                    "run",
-                    str(ROOT / "studies" / "quickstart.py"),
-                    "--storage",
-                    f"sqlite:///{Path(tmp) / f'q{r}-{k}.db'}",
-                    "--n-jobs",
-                    "2",
-                    "--no-progress",
-                    "--output",
-                    str(Path(tmp) / f"out{r}-{k}"),
-                ]
-                walls.append(timed(args, env))
-            for k, what in enumerate(("wall", "CPU")):
-                w0, w1 = (t[k] for t in walls)
-                print(
-                    f"quickstart from scratch, --n-jobs 2, {what} s: first run (empty numba "
-                    f"cache) {w0:.1f}, second (cache filled) {w1:.1f}: {w0 - w1:.1f} extra"
-                )
+        part_cold(Path(tmp), repeat)
 
 
 def main() -> None:

@@ -5,8 +5,8 @@ Each part runs ``svmtune run`` (or claiming workers) as separate processes, as a
 - ``rerun``: a rerun of ``studies/quickstart.py`` with every cell stored (median of 3 runs,
   wall and CPU seconds of the whole process and its children): what a run costs when there is
   nothing to compute (imports, the report; the plots are not redrawn).
-- ``cold``: the first run of the stored quickstart with an empty numba cache
-  (``NUMBA_CACHE_DIR``, as in a fresh install) minus the second: the compilation a first run pays.
+- ``cold``: the quickstart from scratch on an empty numba cache (``NUMBA_CACHE_DIR``, as in a
+  fresh install) minus the same from scratch on the cache it filled: what a first run compiles.
 - ``speedup``: the quickstart from scratch with ``--n-jobs 1`` and ``--n-jobs 2``: whole process
   (wall seconds) and cell phase (first cell started to last cell finished, from the database);
   ``--repeat N`` runs N such pairs interleaved and prints the ratio of the medians too.
@@ -16,7 +16,7 @@ Each part runs ``svmtune run`` (or claiming workers) as separate processes, as a
 
 Wall seconds on a shared machine are noisy: run it on an idle one. It prints; it asserts nothing.
 
-    python benchmarks/scaling.py                      # everything (~5 min on 2 idle cores)
+    python benchmarks/scaling.py                      # everything (~7 min on 2 idle cores)
     python benchmarks/scaling.py --parts rerun claims
     python benchmarks/scaling.py --parts speedup --repeat 5   # ~7 min
 """
@@ -80,20 +80,31 @@ def cell_phase(url: str) -> float:
     return (datetime.fromisoformat(str(hi)) - datetime.fromisoformat(str(lo))).total_seconds()
 
 
-def part_rerun_and_cold(tmp: Path) -> None:
+def part_rerun(tmp: Path) -> None:
     url = f"sqlite:///{tmp / 'q.db'}"
     timed_run(run_cmd(url, tmp / "out"))  # compute and store every cell once
     runs = [timed_run(run_cmd(url, tmp / "out")) for _ in range(3)]
     wall = statistics.median(r[0] for r in runs)
     cpu = statistics.median(r[1] for r in runs)
     print(f"stored rerun of the quickstart: {wall:.2f} s wall, {cpu:.2f} s CPU (median of 3)")
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp / "numba-cache")}
-    first = timed_run(run_cmd(url, tmp / "out"), env=env)
-    second = timed_run(run_cmd(url, tmp / "out"), env=env)
-    print(
-        f"cold start (empty numba cache): first run {first[0]:.2f} s, second {second[0]:.2f} s: "
-        f"{first[0] - second[0]:.2f} s extra"
-    )
+
+
+def part_cold(tmp: Path, repeat: int = 1) -> None:
+    """``repeat`` times: the quickstart from scratch on a new, empty numba cache (as in a fresh
+    install: ``NUMBA_CACHE_DIR`` is the only place numba then looks), then from scratch again on
+    the cache that run filled; the difference is what the first run compiles."""
+    for r in range(repeat):
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp / f"numba-cache-{r}")}
+        runs = [
+            timed_run(run_cmd(f"sqlite:///{tmp / f'cold{r}-{k}.db'}", tmp / f"c{r}-{k}"), env=env)
+            for k in range(2)
+        ]
+        (w0, c0), (w1, c1) = runs
+        print(
+            f"cold start, quickstart from scratch --n-jobs 2: first run (empty numba cache) "
+            f"{w0:.1f} s wall ({c0:.1f} CPU s), second (cache filled) {w1:.1f} s ({c1:.1f}): "
+            f"{w0 - w1:.1f} s extra ({c0 - c1:.1f} CPU s)"
+        )
 
 
 def part_speedup(tmp: Path, repeat: int = 1) -> None:
@@ -207,10 +218,13 @@ def part_claims(tmp: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--parts", nargs="+", default=["rerun", "speedup", "claims"], help="rerun speedup claims"
+        "--parts",
+        nargs="+",
+        default=["rerun", "cold", "speedup", "claims"],
+        choices=["rerun", "cold", "speedup", "claims"],
     )
     parser.add_argument(
-        "--repeat", type=int, default=1, help="speedup: pairs of runs (1 then 2), interleaved"
+        "--repeat", type=int, default=1, help="cold, speedup: pairs of runs (speedup: interleaved)"
     )
     args = parser.parse_args()
     if args.repeat < 1:
@@ -218,7 +232,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
         if "rerun" in args.parts:
-            part_rerun_and_cold(tmp)
+            part_rerun(tmp)
+        if "cold" in args.parts:
+            part_cold(tmp, args.repeat)
         if "speedup" in args.parts:
             part_speedup(tmp, args.repeat)
         if "claims" in args.parts:
