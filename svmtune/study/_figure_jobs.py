@@ -1,5 +1,5 @@
 """Figure jobs of a report: what to draw and save, with a cost estimate, and running a list of
-them in one process or in two balanced by cost."""
+them in one process or in two (handed out largest estimate first to whichever is free)."""
 
 from __future__ import annotations
 

@@ -302,8 +302,9 @@ def stop_local_workers() -> None:
     will use them again (the end of ``svmtune run``).
 
     At interpreter exit loky would stop them one by one and wait for each to unload its
-    modules (numba, matplotlib): about 0.6 s of a two-process quickstart. Nothing is done if
-    this process never started them (joblib not imported, or no pool)."""
+    modules (numba, matplotlib): 0.9 s from the end of a two-process quickstart run to the end
+    of its process, against 0.2 s when they are stopped here first (``benchmarks/timeline.py``).
+    Nothing is done if this process never started them (joblib not imported, or no pool)."""
     if "joblib" not in sys.modules:
         return
     from joblib.externals.loky import reusable_executor
