@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -53,9 +55,10 @@ def test_a_solve_in_progress_refuses_arrays_the_loop_is_not_compiled_for() -> No
         SMORun(store, y, np.ones(4), np.zeros(4), -np.ones(4), active.astype(np.int32), **ok)
 
 
-def _numba_index_folder(env: dict[str, str]) -> str:
+def _numba_index_folder(env: dict[str, str], cwd: Path) -> str:
     """Where numba itself keeps the SMO loop's cache index under ``env`` (a new process: numba
-    reads its settings at import). Nothing is compiled."""
+    reads its settings at import; run in ``cwd``, away from a checkout, so that it imports the
+    svmtune this test imports). Nothing is compiled."""
     import subprocess
     import sys
 
@@ -63,14 +66,14 @@ def _numba_index_folder(env: dict[str, str]) -> str:
         "from pathlib import Path; from svmtune.solvers import _smo_loop as m; "
         "print(Path(m.smo_loop._cache._cache_file._index_path).resolve().parent)"
     )
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    cmd = [sys.executable, "-c", code]
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=cwd)
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
 
 def test_the_compile_cache_is_looked_for_where_numba_keeps_it(tmp_path, monkeypatch) -> None:
     import os
-    from pathlib import Path
 
     from svmtune.solvers import compile_cache_is_warm
     from svmtune.solvers.warm_up import _cache_places
@@ -82,12 +85,12 @@ def test_the_compile_cache_is_looked_for_where_numba_keeps_it(tmp_path, monkeypa
     monkeypatch.setenv("NUMBA_CACHE_DIR", env["NUMBA_CACHE_DIR"])
     assert not compile_cache_is_warm()
     (place,) = _cache_places()
-    assert Path(_numba_index_folder(env)).is_relative_to(place.resolve())
-    folder = Path(_numba_index_folder(env))
+    assert Path(_numba_index_folder(env, tmp_path)).is_relative_to(place.resolve())
+    folder = Path(_numba_index_folder(env, tmp_path))
     folder.mkdir(parents=True, exist_ok=True)  # numba makes it at import
     (folder / "_smo_loop.smo_loop-84.py311.nbi").touch()
     assert compile_cache_is_warm()
     # unset: the first place is numba's own choice (beside the source, or the user's cache)
     monkeypatch.delenv("NUMBA_CACHE_DIR")
     env.pop("NUMBA_CACHE_DIR")
-    assert Path(_numba_index_folder(env)).is_relative_to(_cache_places()[0].resolve())
+    assert Path(_numba_index_folder(env, tmp_path)).is_relative_to(_cache_places()[0].resolve())
