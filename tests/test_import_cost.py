@@ -93,3 +93,64 @@ def test_a_stored_rerun_loads_no_heavy_library(tmp_path: Path) -> None:
     """
     _loaded_after(code, tmp_path)  # computes and stores every cell
     assert _loaded_after(code, tmp_path) == []  # reads them back
+
+
+@pytest.mark.slow
+def test_a_first_run_on_an_empty_compile_cache_compiles_in_the_workers_first(
+    tmp_path: Path,
+) -> None:
+    """A fresh install (an empty ``NUMBA_CACHE_DIR``): ``svmtune run --n-jobs 2`` says it
+    compiles, compiles in its two workers (not in the parent, which imports no numba), fills
+    the cache, and the cells are right; the next run finds the cache warm."""
+    import os
+
+    study = tmp_path / "tiny.py"
+    study.write_text(
+        textwrap.dedent(
+            """
+            from svmtune.kernels import RBF
+            from svmtune.objectives import ExactLOO, LOOEstimate
+            from svmtune.study import Method, Study
+            from svmtune.tuners import Bisection, Grid
+
+            study = Study(
+                "tiny",
+                datasets=["heart"],
+                n_splits=1,
+                methods={
+                    "exact": Method(ExactLOO(), Grid(n_points=2), RBF()),
+                    "loo2": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
+                },
+            )
+            """
+        )
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    run = ["run", str(study), "--output", "out", "--n-jobs", "2"]
+    probe = textwrap.dedent(
+        f"""
+        import sys
+        from svmtune.cli import main
+        assert main({run!r}) == 0
+        print("parent loaded numba:", "numba" in sys.modules)
+        from svmtune.solvers import compile_cache_is_warm
+        print("warm after:", compile_cache_is_warm())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "compiling the solver loops first" in done.stderr
+    assert "parent loaded numba: False" in done.stdout
+    assert "warm after: True" in done.stdout
+    assert "2 cells stored" in done.stdout and "(2 ok)" in done.stdout
+    again = subprocess.run(
+        [sys.executable, "-m", "svmtune.cli", *run, "--retry-failed"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert again.returncode == 0, again.stderr
+    assert "compiling" not in again.stderr

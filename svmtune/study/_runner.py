@@ -207,7 +207,11 @@ def run_cells(
             pending, redo_now = candidates, redo
             while pending:
                 for rec in execute(
-                    claimed(pending, redo_now), payloads, n_jobs, report_next=report_next
+                    claimed(pending, redo_now),
+                    payloads,
+                    n_jobs,
+                    report_next=report_next,
+                    announce=None if bar is None else _bar_note(bar),
                 ):
                     if not store.write_cell(study_id, rec, worker=worker):
                         continue  # taken over meanwhile (we were presumed dead): theirs counts
@@ -250,17 +254,24 @@ def run_cells(
             store.close()
 
 
+def _bar_note(bar: Any) -> Callable[[str], object]:
+    """A line on stderr above the progress bar ``bar`` (which stays at the bottom)."""
+    return lambda text: bar.write(text, file=sys.stderr)
+
+
 def execute(
     tasks: Iterable[CellTask],
     payloads: Mapping[CellKey, bytes],
     n_jobs: int | None,
     *,
     report_next: bool = False,
+    announce: Callable[[str], object] | None = None,
 ) -> Iterator[CellRecord]:
     """The records of ``tasks`` as they finish (in this process with ``n_jobs=1``, else
     through joblib). With ``report_next`` and local worker processes, a
     :func:`~svmtune.study._figure_jobs.load_figure_code_soon` call per worker follows the last
-    cell (see :meth:`Study.run`): it returns at once, so nothing here waits for the loading."""
+    cell (see :meth:`Study.run`): it returns at once, so nothing here waits for the loading.
+    ``announce`` is told when the solver loops are compiled first (an empty cache)."""
     pid = os.getpid()
     from joblib import Parallel, delayed, effective_n_jobs  # ~0.2 s to import: only when used
 
@@ -274,7 +285,7 @@ def execute(
         return
     local = _local_processes()
     if local:
-        _fill_compile_cache(n_jobs)
+        _fill_compile_cache(n_jobs, announce=announce)
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
     if report_next and local:
         from svmtune.study._figure_jobs import load_figure_code_soon
@@ -314,7 +325,9 @@ def stop_local_workers() -> None:
         executor.shutdown(wait=True, kill_workers=True)
 
 
-def _fill_compile_cache(n_jobs: int | None) -> None:
+def _fill_compile_cache(
+    n_jobs: int | None, *, announce: Callable[[str], object] | None = None
+) -> None:
     """Compile the solvers' loops in the local worker processes, once, before the cells start.
 
     On an empty numba cache (a fresh install) every local worker would compile the same loops
@@ -323,11 +336,13 @@ def _fill_compile_cache(n_jobs: int | None) -> None:
     share only small helpers with it (:func:`~svmtune.solvers.warm_up`), both into the cache;
     every other process then loads the machine code. Nothing is done on a warm cache (the
     caller runs this only for local worker processes: a dask cluster's workers have caches of
-    their own)."""
+    their own). ``announce`` (the progress bar's ``write``) is told when it compiles."""
     from svmtune.solvers import compile_cache_is_warm, warm_up
 
     if compile_cache_is_warm():
         return
+    if announce is not None:
+        announce("compiling the solver loops first (once after an install, a few seconds)")
     from joblib import Parallel, delayed
 
     shares = [{"exact": False, "kernel_sums": False}, {"smo": False}]
