@@ -9,6 +9,9 @@ install) and prints CPU seconds of that process:
 - one line per path, each on its own empty cache (so a path's figure includes the helpers it
   shares with the others): an SMO solve on a full RBF Gram matrix, an SMO solve on kernel rows
   computed in the loop, exact leave-one-out on a Gram matrix, the RBF kernel's fused sums;
+- the two shares ``svmtune run`` has two worker processes compile at once on an empty cache
+  (``warm_up(exact=False, kernel_sums=False)``: the SMO loop; ``warm_up(smo=False)``: the exact
+  leave-one-out retrain loop and the RBF sums), each on its own empty cache;
 - ``warm_up()``: :func:`svmtune.solvers.warm_up` (all of the above) on an empty cache, then
   again on the cache it filled (loading instead of compiling).
 
@@ -29,12 +32,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,6 +63,8 @@ PATHS = {
     "SMO, rows in the loop": "SMO().solve(y, C=1.0, gram=KernelRows(RBF(), p, X, capacity=8))",
     "exact LOO": "exact_loo(y, C=1.0, gram=RBF().gram(p, X))",
     "RBF fused sums": "RBF().net_sums(p, X, np.ones((60, 2)))",
+    "warm_up(), SMO share": "warm_up(exact=False, kernel_sums=False)",
+    "warm_up(), other share": "warm_up(smo=False)",
     "warm_up()": "warm_up()",
 }
 
@@ -88,16 +91,6 @@ def part_paths() -> None:
             if name == "warm_up()":
                 _, again = cpu_seconds(statement, cache)
                 print(f"  {'warm_up(), cache filled':24s} {again:6.2f} s")
-
-
-def timed(args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall seconds, CPU seconds of the process and its children) of one command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=env)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def part_quickstart(repeat: int = 1) -> None:
