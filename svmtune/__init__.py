@@ -6,8 +6,9 @@ The public names below are imported on first use (PEP 562), so that ``import svm
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from svmtune._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -59,15 +60,7 @@ _SUBMODULES = (
 )
 
 
-def __getattr__(name: str) -> Any:
-    if name in _SUBMODULES:
-        return importlib.import_module(f"svmtune.{name}")
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'svmtune' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # next time without __getattr__
-    return value
+__getattr__ = lazy_exports("svmtune", _EXPORTS, globals(), _SUBMODULES)
 
 
 def __dir__() -> list[str]:

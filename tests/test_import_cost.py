@@ -39,6 +39,24 @@ def _loaded_after(code: str, tmp_path: Path) -> list[str]:
     return [m for m in last.removeprefix("loaded:").split(",") if m]
 
 
+def _tiny_study(folder: Path, **methods: str) -> Path:
+    """A study file ``tiny.py`` in ``folder``: heart, one split, ``methods`` (name -> a
+    ``Method(...)`` expression)."""
+    lines = [
+        "from svmtune.kernels import RBF",
+        "from svmtune.objectives import ExactLOO, KFoldCV, LOOEstimate",
+        "from svmtune.study import Method, Study",
+        "from svmtune.tuners import Bisection, Grid",
+        "",
+        'study = Study("tiny", datasets=["heart"], n_splits=1, methods={',
+        *(f"    {name!r}: {expr}," for name, expr in methods.items()),
+        "})",
+    ]
+    path = folder / "tiny.py"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 def test_building_a_study_loads_no_heavy_library(tmp_path: Path) -> None:
     code = """
         from svmtune.kernels import RBF, AnisotropicRBF
@@ -65,26 +83,10 @@ def test_building_a_study_loads_no_heavy_library(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_a_stored_rerun_loads_no_heavy_library(tmp_path: Path) -> None:
-    study = tmp_path / "tiny.py"
-    study.write_text(
-        textwrap.dedent(
-            """
-            from svmtune.kernels import RBF
-            from svmtune.objectives import KFoldCV, LOOEstimate
-            from svmtune.study import Method, Study
-            from svmtune.tuners import Bisection, Grid
-
-            study = Study(
-                "tiny",
-                datasets=["heart"],
-                n_splits=1,
-                methods={
-                    "cv": Method(KFoldCV(k=3), Grid(n_points=2), RBF()),
-                    "loo2": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
-                },
-            )
-            """
-        )
+    study = _tiny_study(
+        tmp_path,
+        cv="Method(KFoldCV(k=3), Grid(n_points=2), RBF())",
+        loo2='Method(LOOEstimate(model="loo2"), Bisection(), RBF())',
     )
     run = ["run", str(study), "--output", "out", "--n-jobs", "1"]
     code = f"""
@@ -104,26 +106,10 @@ def test_a_first_run_on_an_empty_compile_cache_compiles_in_the_workers_first(
     the cache, and the cells are right; the next run finds the cache warm."""
     import os
 
-    study = tmp_path / "tiny.py"
-    study.write_text(
-        textwrap.dedent(
-            """
-            from svmtune.kernels import RBF
-            from svmtune.objectives import ExactLOO, LOOEstimate
-            from svmtune.study import Method, Study
-            from svmtune.tuners import Bisection, Grid
-
-            study = Study(
-                "tiny",
-                datasets=["heart"],
-                n_splits=1,
-                methods={
-                    "exact": Method(ExactLOO(), Grid(n_points=2), RBF()),
-                    "loo2": Method(LOOEstimate(model="loo2"), Bisection(), RBF()),
-                },
-            )
-            """
-        )
+    study = _tiny_study(
+        tmp_path,
+        exact="Method(ExactLOO(), Grid(n_points=2), RBF())",
+        loo2='Method(LOOEstimate(model="loo2"), Bisection(), RBF())',
     )
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
     run = ["run", str(study), "--output", "out", "--n-jobs", "2"]

@@ -10,8 +10,9 @@ their libraries.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from svmtune._lazy import lazy_exports
 
 #: Public name -> module that defines it. Add new exports here (and to __all__).
 _EXPORTS: dict[str, str] = {
@@ -123,13 +124,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.study._verdict import write_verdict
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'svmtune.study' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # next time without __getattr__
-    return value
+__getattr__ = lazy_exports("svmtune.study", _EXPORTS, globals())
 
 
 def __dir__() -> list[str]:
