@@ -254,6 +254,19 @@ def _best_so_far_at(times: np.ndarray, best: np.ndarray, grid: np.ndarray) -> np
     return out
 
 
+def _best_so_far_panels(
+    traces: pd.DataFrame, methods: Sequence[str] | None, objectives: Mapping[str, str] | None
+) -> tuple[list[str], dict[str, str], list[tuple[Any, str]]]:
+    """What :func:`plot_best_so_far` draws: the methods, each one's objective label, and the
+    panels, one per (data set, objective)."""
+    names = list(methods) if methods is not None else list(dict.fromkeys(traces["method"]))
+    names = [m for m in names if m in set(traces["method"])] or names
+    label = {m: (objectives or {}).get(m, m) for m in names}
+    groups = list(dict.fromkeys(label[m] for m in names))
+    datasets = list(dict.fromkeys(traces["dataset"]))
+    return names, label, [(d, o) for d in datasets for o in groups]
+
+
 def plot_best_so_far(
     traces: pd.DataFrame,
     *,
@@ -302,13 +315,8 @@ def plot_best_so_far(
     >>> fig.axes[0].get_xscale(), fig.axes[0].get_title()
     ('log', 'a: LOO_2')
     """
-    names = list(methods) if methods is not None else list(dict.fromkeys(traces["method"]))
-    names = [m for m in names if m in set(traces["method"])] or names
+    names, label, panels = _best_so_far_panels(traces, methods, objectives)
     colors = _colors(names)
-    label = {m: (objectives or {}).get(m, m) for m in names}
-    groups = list(dict.fromkeys(label[m] for m in names))
-    datasets = list(dict.fromkeys(traces["dataset"]))
-    panels = [(d, o) for d in datasets for o in groups]
     fig, axes = panel_grid(len(panels))
     tr = traces.copy()
     tr[time] = np.maximum(tr[time].astype(float), _TIME_FLOOR)
@@ -420,15 +428,6 @@ def plot_parameter_curves(
     return fig
 
 
-def _n_best_so_far_panels(
-    traces: pd.DataFrame, methods: Sequence[str] | None, objectives: Mapping[str, str] | None
-) -> int:
-    names = list(methods) if methods is not None else list(dict.fromkeys(traces["method"]))
-    names = [m for m in names if m in set(traces["method"])] or names
-    groups = {(objectives or {}).get(m, m) for m in names}
-    return traces["dataset"].nunique() * len(groups)
-
-
 def plot_jobs(
     results: pd.DataFrame,
     traces: pd.DataFrame,
@@ -464,7 +463,7 @@ def plot_jobs(
                 "best_so_far.png",
                 functools.partial(plot_best_so_far, traces, methods=methods, objectives=objectives),
                 dpi,
-                cost=1.0 + _n_best_so_far_panels(traces, methods, objectives),
+                cost=1.0 + len(_best_so_far_panels(traces, methods, objectives)[2]),
             )
         )
     return jobs

@@ -112,8 +112,8 @@ def write_report(
     n_jobs : int, default 1
         Processes that draw: with 2 or more (-1: all cores), the figures of the study's plots
         and of the verdict are drawn in two joblib worker processes (the pool the cells ran
-        in, when it is still up), each given a list of figures balanced by their estimated
-        cost so that both finish about together. The files written are the same either way.
+        in, when it is still up), handed out one at a time, largest estimated cost first, to
+        whichever is free. The files written are the same either way.
 
     Returns
     -------
@@ -159,7 +159,7 @@ def write_report(
 
         stamp.unlink(missing_ok=True)
         # the study's plots, then the verdict: report.md, comparison.csv, CD diagram, anytime
-        # profiles, ECDF; with n_jobs != 1 drawn in two processes, balanced by cost
+        # profiles, ECDF; with n_jobs != 1 drawn in two processes (largest first, to the free one)
         jobs = [
             *plot_jobs(results, traces, methods=methods, objectives=objectives),
             *verdict_jobs(results, traces, name=_study_name(results, out), methods=methods),

@@ -322,10 +322,10 @@ class Study:
             every worker of a study should use the same value.
         report_next : bool, default False
             A report follows on the same local worker processes (``write_report(n_jobs=2)``,
-            as ``svmtune run`` does): once the last cell is handed out, the workers that are
-            free load the plotting code (matplotlib, the figure modules, a first text
-            rendering), so that the figures start at once. Nothing changes with ``n_jobs=1``
-            or a dask cluster.
+            as ``svmtune run`` does): once the last cell is handed out, a worker that is free
+            loads the plotting code (matplotlib, the figure modules, a first text rendering)
+            in a background thread, which nothing waits for; a figure job waits for it before
+            it draws. Nothing changes with ``n_jobs=1`` or a dask cluster.
 
         Returns
         -------

@@ -13,15 +13,23 @@ from svmtune.tuners import Grid
 from ._toys import blobs, halves
 
 
-def test_the_plots_are_redrawn_only_when_the_cells_changed(tmp_path):
-    study = Study(
+def _blob_study(tmp_path, *models: str) -> Study:
+    """A study "plots" on blobs, two splits, run: one method per LOO model given ("g", "h")."""
+    methods = {
+        "gh"[i]: Method(LOOEstimate(model=m), Grid(n_points=3), RBF()) for i, m in enumerate(models)
+    }
+    return Study(
         "plots",
         datasets=[blobs],
         split=halves,
         n_splits=2,
         storage=f"sqlite:///{tmp_path / 'p.db'}",
-        methods={"g": Method(LOOEstimate(model="loo2"), Grid(n_points=3), RBF())},
+        methods=methods,
     ).run()
+
+
+def test_the_plots_are_redrawn_only_when_the_cells_changed(tmp_path):
+    study = _blob_study(tmp_path, "loo2")
     out = tmp_path / "out"
     paths = write_report(study.results(), study.traces(), out, methods=["g"])
     pngs = sorted(p for p in paths.values() if p.suffix == ".png")
@@ -37,17 +45,7 @@ def test_the_plots_are_redrawn_only_when_the_cells_changed(tmp_path):
 
 
 def test_parallel_and_serial_reports_write_the_same_files(tmp_path):
-    study = Study(
-        "plots",
-        datasets=[blobs],
-        split=halves,
-        n_splits=2,
-        storage=f"sqlite:///{tmp_path / 'p.db'}",
-        methods={
-            "g": Method(LOOEstimate(model="loo2"), Grid(n_points=3), RBF()),
-            "h": Method(LOOEstimate(model="loo3"), Grid(n_points=3), RBF()),
-        },
-    ).run()
+    study = _blob_study(tmp_path, "loo2", "loo3")
     results, traces = study.results(), study.traces()
     serial = write_report(results, traces, tmp_path / "a" / "out", methods=["g", "h"])
     parallel = write_report(results, traces, tmp_path / "b" / "out", methods=["g", "h"], n_jobs=2)
