@@ -1,7 +1,8 @@
 """CPU seconds of each figure of the quickstart's report, drawn and saved in one process.
 
 ``svmtune run studies/quickstart.py`` ends with its report: the study's plots
-(``svmtune.study._plots.plot_jobs``) and the verdict (``svmtune.study._verdict.verdict_jobs``:
+(``svmtune.study.figures._plots.plot_jobs``) and the verdict
+(``svmtune.study.verdict._verdict.verdict_jobs``:
 comparison, CD diagram, ``report.md``, anytime profiles, ECDF). This runs the quickstart once
 into a temporary database (about a minute on two cores; ``--db`` reuses one), then times every
 job (build the figure, ``savefig``) in this process, ``--repeat`` times, and prints the least
@@ -55,9 +56,9 @@ def main(argv: list[str] | None = None) -> None:
         from matplotlib.figure import Figure
 
         from svmtune.study import Storage, load_study_module, objective_labels
-        from svmtune.study._figure_jobs import by_cost
-        from svmtune.study._plots import plot_jobs
-        from svmtune.study._verdict import verdict_jobs
+        from svmtune.study.figures._figure_jobs import by_cost
+        from svmtune.study.figures._plots import plot_jobs
+        from svmtune.study.verdict._verdict import verdict_jobs
 
         study = load_study_module(QUICKSTART).study
         store = Storage(f"sqlite:///{db}", read_only=True)

@@ -37,8 +37,8 @@ def child(db: Path, n_jobs: int) -> None:
     import sqlalchemy as sa
 
     import svmtune.cli as cli
-    import svmtune.study._figure_jobs as figure_jobs
     import svmtune.study._study as study_module
+    import svmtune.study.figures._figure_jobs as figure_jobs
 
     mark("imports done")
 

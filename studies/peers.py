@@ -37,7 +37,7 @@ from sklearn.svm import SVC
 from svmtune.kernels import RBF
 from svmtune.objectives import ExactLOO, KFoldCV, LOOEstimate, PlattError
 from svmtune.study import Method, PeerMethod, Study
-from svmtune.study._results import method_means
+from svmtune.study.store._results import method_means
 from svmtune.tuners import DEFAULT_GRID_BOUNDS, TPE, VNS, Bisection, GradientDescent, Grid
 
 DATASETS = {

@@ -53,8 +53,8 @@ def _print_report(
     running: Mapping[Any, str] | None = None,
     missing: Sequence[Any] = (),
 ) -> None:
-    from svmtune.study._report import search_boxes
-    from svmtune.study._results import format_summary, summary_table
+    from svmtune.study.store._results import format_summary, summary_table
+    from svmtune.study.verdict._report import search_boxes
 
     counts = results["status"].value_counts().to_dict() if len(results) else {}
     status = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"
@@ -180,7 +180,7 @@ def _changed_study_hint() -> Iterator[None]:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from svmtune.study import Storage, objective_labels, write_report
-    from svmtune.study._runner import stop_local_workers
+    from svmtune.study.run._runner import stop_local_workers
 
     if args.n_jobs == 0:
         raise ValueError("--n-jobs must be a positive number of processes, or -1 for all cores")

@@ -11,7 +11,7 @@ Examples
 >>> from svmtune.plots import plot_error_vs_time, save_plots
 """
 
-from svmtune.study._plots import (
+from svmtune.study.figures._plots import (
     TIME_LABELS,
     plot_best_so_far,
     plot_error_vs_time,

@@ -11,7 +11,7 @@ Examples
 >>> from svmtune.verdict_plots import plot_cd_diagram, save_verdict_plots
 """
 
-from svmtune.study._verdict_plots import (
+from svmtune.study.figures._verdict_plots import (
     plot_anytime,
     plot_cd_diagram,
     plot_ecdf,

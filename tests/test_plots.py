@@ -207,14 +207,14 @@ def test_the_public_plot_modules_are_the_study_figures():
     import svmtune.plots
     import svmtune.study
     import svmtune.verdict_plots
-    from svmtune.study import _plots, _verdict_plots
+    from svmtune.study.figures import _plots, _verdict_plots
 
     for public, home in ((svmtune.plots, _plots), (svmtune.verdict_plots, _verdict_plots)):
         assert public.__all__ == home.__all__
         for name in public.__all__:
             assert getattr(public, name) is getattr(home, name)
     imported = set()
-    for path in Path(svmtune.study.__file__).parent.glob("*.py"):
+    for path in Path(svmtune.study.__file__).parent.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.module:
                 imported.add(node.module)

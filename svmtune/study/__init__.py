@@ -4,7 +4,7 @@ A study file ``studies/NAME.py`` defines a module-level ``study = Study(...)``;
 ``svmtune run studies/NAME.py`` runs it, ``svmtune report`` redraws its table and plots.
 
 The public names below are imported on first use (PEP 562): a worker process that runs a
-cell imports :mod:`svmtune.study._cell` and what it needs, not the storage, the reports and
+cell imports :mod:`svmtune.study.run._cell` and what it needs, not the storage, the reports and
 their libraries.
 """
 
@@ -16,41 +16,41 @@ from svmtune._lazy import lazy_exports
 
 #: Public name -> module that defines it. Add new exports here (and to __all__).
 _EXPORTS: dict[str, str] = {
-    "PROTOCOLS": "svmtune.study._data",
-    "CellKey": "svmtune.study._cell",
-    "CellRecord": "svmtune.study._cell",
-    "Comparison": "svmtune.study._compare",
-    "HypothesisTest": "svmtune.study._compare",
-    "Method": "svmtune.study._method",
-    "PeerMethod": "svmtune.study._peer",
-    "Storage": "svmtune.study._storage",
+    "PROTOCOLS": "svmtune.study.run._data",
+    "CellKey": "svmtune.study.store._records",
+    "CellRecord": "svmtune.study.store._records",
+    "Comparison": "svmtune.study.verdict._compare",
+    "HypothesisTest": "svmtune.study.verdict._compare",
+    "Method": "svmtune.study.run._method",
+    "PeerMethod": "svmtune.study.run._peer",
+    "Storage": "svmtune.study.store._storage",
     "Study": "svmtune.study._study",
-    "StudyChangedError": "svmtune.study._definition",
-    "SummaryTable": "svmtune.study._results",
-    "anytime_profile": "svmtune.study._profiles",
-    "best_so_far": "svmtune.study._fidelity",
-    "cell_seed": "svmtune.study._data",
-    "compare": "svmtune.study._compare",
-    "check_study_name": "svmtune.study._names",
-    "default_storage_url": "svmtune.study._schema",
-    "ecdf_profile": "svmtune.study._profiles",
-    "format_summary": "svmtune.study._results",
-    "full_fidelity": "svmtune.study._fidelity",
+    "StudyChangedError": "svmtune.study.store._definition",
+    "SummaryTable": "svmtune.study.store._results",
+    "anytime_profile": "svmtune.study.verdict._profiles",
+    "best_so_far": "svmtune.study.run._fidelity",
+    "cell_seed": "svmtune.study.run._data",
+    "compare": "svmtune.study.verdict._compare",
+    "check_study_name": "svmtune.study.run._names",
+    "default_storage_url": "svmtune.study.store._schema",
+    "ecdf_profile": "svmtune.study.verdict._profiles",
+    "format_summary": "svmtune.study.store._results",
+    "full_fidelity": "svmtune.study.run._fidelity",
     "load_study": "svmtune.study._loading",
     "load_study_module": "svmtune.study._loading",
-    "method_means": "svmtune.study._results",
-    "normalized_profile": "svmtune.study._profiles",
-    "normalized_scores": "svmtune.study._profiles",
-    "objective_labels": "svmtune.study._report",
-    "parameter_curve": "svmtune.study._curve",
-    "pareto_mask": "svmtune.study._results",
-    "search_boxes": "svmtune.study._report",
-    "split_seed": "svmtune.study._data",
-    "summary_by_method": "svmtune.study._results",
-    "summary_long": "svmtune.study._results",
-    "summary_table": "svmtune.study._results",
-    "write_report": "svmtune.study._report",
-    "write_verdict": "svmtune.study._verdict",
+    "method_means": "svmtune.study.store._results",
+    "normalized_profile": "svmtune.study.verdict._profiles",
+    "normalized_scores": "svmtune.study.verdict._profiles",
+    "objective_labels": "svmtune.study.verdict._report",
+    "parameter_curve": "svmtune.study.verdict._curve",
+    "pareto_mask": "svmtune.study.store._results",
+    "search_boxes": "svmtune.study.verdict._report",
+    "split_seed": "svmtune.study.run._data",
+    "summary_by_method": "svmtune.study.store._results",
+    "summary_long": "svmtune.study.store._results",
+    "summary_table": "svmtune.study.store._results",
+    "write_report": "svmtune.study.verdict._report",
+    "write_verdict": "svmtune.study.verdict._verdict",
 }
 
 __all__ = [
@@ -92,24 +92,16 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from svmtune.study._cell import CellKey, CellRecord
-    from svmtune.study._compare import Comparison, HypothesisTest, compare
-    from svmtune.study._curve import parameter_curve
-    from svmtune.study._data import PROTOCOLS, cell_seed, split_seed
-    from svmtune.study._definition import StudyChangedError
-    from svmtune.study._fidelity import best_so_far, full_fidelity
     from svmtune.study._loading import load_study, load_study_module
-    from svmtune.study._method import Method
-    from svmtune.study._names import check_study_name
-    from svmtune.study._peer import PeerMethod
-    from svmtune.study._profiles import (
-        anytime_profile,
-        ecdf_profile,
-        normalized_profile,
-        normalized_scores,
-    )
-    from svmtune.study._report import objective_labels, search_boxes, write_report
-    from svmtune.study._results import (
+    from svmtune.study._study import Study
+    from svmtune.study.run._data import PROTOCOLS, cell_seed, split_seed
+    from svmtune.study.run._fidelity import best_so_far, full_fidelity
+    from svmtune.study.run._method import Method
+    from svmtune.study.run._names import check_study_name
+    from svmtune.study.run._peer import PeerMethod
+    from svmtune.study.store._definition import StudyChangedError
+    from svmtune.study.store._records import CellKey, CellRecord
+    from svmtune.study.store._results import (
         SummaryTable,
         format_summary,
         method_means,
@@ -118,10 +110,18 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         summary_long,
         summary_table,
     )
-    from svmtune.study._schema import default_storage_url
-    from svmtune.study._storage import Storage
-    from svmtune.study._study import Study
-    from svmtune.study._verdict import write_verdict
+    from svmtune.study.store._schema import default_storage_url
+    from svmtune.study.store._storage import Storage
+    from svmtune.study.verdict._compare import Comparison, HypothesisTest, compare
+    from svmtune.study.verdict._curve import parameter_curve
+    from svmtune.study.verdict._profiles import (
+        anytime_profile,
+        ecdf_profile,
+        normalized_profile,
+        normalized_scores,
+    )
+    from svmtune.study.verdict._report import objective_labels, search_boxes, write_report
+    from svmtune.study.verdict._verdict import write_verdict
 
 
 __getattr__ = lazy_exports("svmtune.study", _EXPORTS, globals())

@@ -9,9 +9,8 @@ from typing import Any
 import pandas as pd
 
 from svmtune._params import _jsonable
-from svmtune.study._cell import CellKey, CellRecord, CellTask, dump_task
-from svmtune.study._compare import Comparison, compare
-from svmtune.study._data import (
+from svmtune.study.run._cell import CellTask, dump_task
+from svmtune.study.run._data import (
     PROTOCOLS,
     DatasetSpec,
     Loader,
@@ -20,14 +19,16 @@ from svmtune.study._data import (
     resolve_datasets,
     split_seed,
 )
-from svmtune.study._frames import empty_cells, empty_traces, only_cells
-from svmtune.study._method import Method
-from svmtune.study._names import check_study_name
-from svmtune.study._peer import PeerMethod
-from svmtune.study._results import SummaryTable, summary_table
-from svmtune.study._runner import STALE_AFTER_S, run_cells
-from svmtune.study._schema import default_storage_url, sqlite_file
-from svmtune.study._storage import Storage
+from svmtune.study.run._method import Method
+from svmtune.study.run._names import check_study_name
+from svmtune.study.run._peer import PeerMethod
+from svmtune.study.run._runner import STALE_AFTER_S, run_cells
+from svmtune.study.store._frames import empty_cells, empty_traces, only_cells
+from svmtune.study.store._records import CellKey, CellRecord
+from svmtune.study.store._results import SummaryTable, summary_table
+from svmtune.study.store._schema import default_storage_url, sqlite_file
+from svmtune.study.store._storage import Storage
+from svmtune.study.verdict._compare import Comparison, compare
 
 __all__ = ["Study", "check_study_name"]
 
@@ -55,7 +56,7 @@ class Study:
     methods : dict name -> Method
         The compared methods.
     split : {"fischetti", "ratsch", "holdout"} or callable, default "holdout"
-        The split protocol (see :mod:`svmtune.study._data`); a callable
+        The split protocol (see :mod:`svmtune.study.run._data`); a callable
         ``split(X, y, seed) -> (X_train, y_train, X_test, y_test)`` is accepted too.
     n_splits : int, default 10
         Splits per data set.

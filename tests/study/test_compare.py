@@ -26,7 +26,7 @@ from svmtune.study import (
     normalized_profile,
     write_verdict,
 )
-from svmtune.study._profiles import cost_axis
+from svmtune.study.verdict._profiles import cost_axis
 from svmtune.tuners import Bisection, Grid
 
 from ._toys import blobs, halves

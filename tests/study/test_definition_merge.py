@@ -7,7 +7,7 @@ import pytest
 from svmtune.kernels import RBF
 from svmtune.objectives import LOOEstimate
 from svmtune.study import Method, Study, StudyChangedError
-from svmtune.study._definition import DEFINITION_FORMAT, describe_changes, merge_definitions
+from svmtune.study.store._definition import DEFINITION_FORMAT, describe_changes, merge_definitions
 from svmtune.tuners import Grid
 
 

@@ -21,9 +21,9 @@ from svmtune.study import (
     best_so_far,
     full_fidelity,
 )
-from svmtune.study._incumbent import incumbent_rows
-from svmtune.study._plots import plot_best_so_far
-from svmtune.study._schema import TRACE_EXTRA_COLUMNS
+from svmtune.study.figures._plots import plot_best_so_far
+from svmtune.study.run._incumbent import incumbent_rows
+from svmtune.study.store._schema import TRACE_EXTRA_COLUMNS
 from svmtune.tuners import Cascade, SuccessiveHalving
 
 # One run, by hand: its cheap rows have the lowest values, so counting them gives another curve.
@@ -111,7 +111,7 @@ def test_the_anytime_objective_profile_counts_only_full_evaluations():
 
 
 def test_the_anytime_objective_figure_names_a_method_with_no_full_evaluation():
-    from svmtune.study._verdict_plots import plot_anytime
+    from svmtune.study.figures._verdict_plots import plot_anytime
 
     t = HAND.assign(method="sub", status="ok", stage=None, n_samples=30)
     fig = plot_anytime(pd.concat([HAND, t]), metric="best_value")
@@ -219,7 +219,7 @@ def db_url(request, tmp_path):
 
 
 def test_an_old_database_opens_and_resumes(tmp_path, db_url):
-    from svmtune.study._schema import cells_table, studies_table
+    from svmtune.study.store._schema import cells_table, studies_table
 
     # split 0 computed by the old version: the same rows, in the old traces layout
     first_url = f"sqlite:///{tmp_path / 'new.db'}"

@@ -22,7 +22,7 @@ from sklearn.svm import SVC
 from svmtune.kernels import RBF
 from svmtune.objectives import LOOEstimate
 from svmtune.study import Method, PeerMethod, Study, load_study
-from svmtune.study._data import resolve_datasets
+from svmtune.study.run._data import resolve_datasets
 from svmtune.tuners import Bisection
 
 from ._toys import blobs, halves, stable
@@ -95,7 +95,7 @@ class _Recorder(ClassifierMixin, BaseEstimator):
 
 
 def test_a_peer_fits_in_the_cell_process_and_asking_for_workers_is_refused() -> None:
-    from svmtune.study._peer import fit_peer
+    from svmtune.study.run._peer import fit_peer
 
     X, y = blobs()
     peer = PeerMethod(_Recorder())
@@ -260,7 +260,7 @@ def test_an_optuna_peer_fits_without_a_log_line_per_trial(capfd) -> None:
     integration = pytest.importorskip("optuna_integration")
     from optuna.distributions import FloatDistribution
 
-    from svmtune.study._peer import fit_peer
+    from svmtune.study.run._peer import fit_peer
 
     X, y = blobs()
     search = integration.OptunaSearchCV(

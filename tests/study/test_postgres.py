@@ -164,8 +164,8 @@ STORM = textwrap.dedent(
     from pathlib import Path
     from svmtune.study import CellKey
     from svmtune.study import Storage
-    from svmtune.study._claims import new_worker_id
-    from svmtune.study._runner import claim_cells
+    from svmtune.study.store._claims import new_worker_id
+    from svmtune.study.run._runner import claim_cells
 
     url, sid, n, go, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
     store = Storage(url)
@@ -183,8 +183,8 @@ STORM = textwrap.dedent(
 
 def claim_storm(url: str, directory: Path, n_procs: int, n_cells: int) -> tuple[list, float]:
     """``n_procs`` processes claim the same ``n_cells`` zero-cost cells, in the same order, at
-    once, as workers do (:func:`~svmtune.study._runner.claim_cells`): the cells each won, and the
-    cells claimed per second (first claim to last)."""
+    once, as workers do (:func:`~svmtune.study.run._runner.claim_cells`): the cells each won, and
+    the cells claimed per second (first claim to last)."""
     from svmtune.study import Storage
 
     store = Storage(url)

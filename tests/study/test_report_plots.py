@@ -7,7 +7,7 @@ import os
 from svmtune.kernels import RBF
 from svmtune.objectives import LOOEstimate
 from svmtune.study import Method, Study, write_report
-from svmtune.study._figure_jobs import FigureJob, by_cost
+from svmtune.study.figures._figure_jobs import FigureJob, by_cost
 from svmtune.tuners import Grid
 
 from ._toys import blobs, halves

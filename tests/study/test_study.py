@@ -141,10 +141,12 @@ def test_n_jobs_1_and_2_give_identical_results(tmp_path):
 def _has_figure_code() -> bool:
     import sys
 
-    from svmtune.study._figure_jobs import _wait_for_figure_code
+    from svmtune.study.figures._figure_jobs import _wait_for_figure_code
 
     _wait_for_figure_code()
-    return {"matplotlib.pyplot", "scikit_posthocs", "svmtune.study._verdict"} <= set(sys.modules)
+    return {"matplotlib.pyplot", "scikit_posthocs", "svmtune.study.verdict._verdict"} <= set(
+        sys.modules
+    )
 
 
 def test_running_again_skips_finished_cells_and_adds_new_ones(url):
@@ -320,7 +322,7 @@ def test_cells_run_longest_expected_first(tmp_path):
     """k-fold CV solves k SVMs per evaluation, the LOO estimate none: the k-fold cells of the
     larger data set (heart, 189 training points, against sonar's 145) start first."""
     from svmtune.objectives import KFoldCV
-    from svmtune.study._runner import expected_cost
+    from svmtune.study.run._runner import expected_cost
 
     study = Study(
         "order",
@@ -367,7 +369,7 @@ def test_stop_local_workers_kills_the_idle_pool_and_a_new_one_starts_later():
 
     from joblib import Parallel, delayed
 
-    from svmtune.study._runner import stop_local_workers
+    from svmtune.study.run._runner import stop_local_workers
 
     pids = set(Parallel(n_jobs=2)(delayed(_pid)() for _ in range(4)))
     stop_local_workers()

@@ -15,7 +15,7 @@ import pytest
 import sqlalchemy as sa
 
 from svmtune.study import CellKey, Storage, load_study
-from svmtune.study._schema import cells_table
+from svmtune.study.store._schema import cells_table
 
 from ._toys import stable
 from .test_kill import N_CELLS, STUDY_FILE, count_cells
@@ -162,7 +162,7 @@ def test_worker_host_names_the_machine_where_host_names_collide(store, monkeypat
     machine's: a dead process id here says nothing about it (only its heartbeat does)."""
     import socket
 
-    from svmtune.study._claims import new_worker_id
+    from svmtune.study.store._claims import new_worker_id
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from svmtune.study._fidelity import best_so_far
-from svmtune.study._figure_jobs import FigureJob, run_jobs
-from svmtune.study._results import method_means, pareto_mask
+from svmtune.study.figures._figure_jobs import FigureJob, run_jobs
+from svmtune.study.run._fidelity import best_so_far
+from svmtune.study.store._results import method_means, pareto_mask
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with this module
     from matplotlib.axes import Axes

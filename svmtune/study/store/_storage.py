@@ -1,10 +1,10 @@
 """Where a study keeps its results: a SQL database through SQLAlchemy (SQLite by default).
 
 :class:`Storage` composes the parts, each in its own module: the tables and how a URL is opened
-(:mod:`svmtune.study._schema`), the claim protocol that lets several processes share one study
-(:mod:`svmtune.study._claims`), the merge of a stored study definition with a new one
-(:mod:`svmtune.study._definition`, a pure function) and the conversion of stored rows to
-DataFrames (:mod:`svmtune.study._frames`).
+(:mod:`svmtune.study.store._schema`), the claim protocol that lets several processes share one study
+(:mod:`svmtune.study.store._claims`), the merge of a stored study definition with a new one
+(:mod:`svmtune.study.store._definition`, a pure function) and the conversion of stored rows to
+DataFrames (:mod:`svmtune.study.store._frames`).
 
 A SQLite database in WAL mode is the ``.db`` file together with its ``-wal`` and ``-shm`` files
 while a run is live; each run checkpoints the log into the ``.db`` file when it ends.
@@ -21,15 +21,14 @@ from typing import Any
 import pandas as pd
 import sqlalchemy as sa
 
-from svmtune.study import _claims
-from svmtune.study._cell import CellKey, CellRecord
-from svmtune.study._definition import (
+from svmtune.study.store import _claims
+from svmtune.study.store._definition import (
     DEFINITION_FORMAT,
     StudyChangedError,
     describe_changes,
     merge_definitions,
 )
-from svmtune.study._frames import (
+from svmtune.study.store._frames import (
     cell_values,
     cells_frame,
     cells_query,
@@ -37,7 +36,8 @@ from svmtune.study._frames import (
     traces_frame,
     traces_query,
 )
-from svmtune.study._schema import (
+from svmtune.study.store._records import CellKey, CellRecord
+from svmtune.study.store._schema import (
     RUNNING,
     cells_table,
     checkpoint,
@@ -180,7 +180,7 @@ class Storage:
     def _register(
         self, name: str, seed: int, definition: dict[str, Any], replace_changed: bool
     ) -> int:
-        """Apply :func:`~svmtune.study._definition.merge_definitions`'s verdict in one write
+        """Apply :func:`~svmtune.study.store._definition.merge_definitions`'s verdict in one write
         transaction: insert a new study, refuse a conflict or an unreplaced change, else delete
         the cells of the replaced methods and store the merged definition."""
         now = datetime.now(UTC)

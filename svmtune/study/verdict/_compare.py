@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from svmtune.study._profiles import normalized_scores
-from svmtune.study._significance import (
+from svmtune.study.verdict._profiles import normalized_scores
+from svmtune.study.verdict._significance import (
     HypothesisTest,
     friedman_tests,
     posthoc_tests,

@@ -22,7 +22,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from svmtune.space import SearchSpace
-from svmtune.study._method import Method
+from svmtune.study.run._method import Method
 
 __all__ = ["PeerMethod", "PeerOutcome", "fit_peer", "warm_up_peer"]
 
@@ -354,7 +354,7 @@ def _incumbent_errors(
     from joblib import parallel_config
     from sklearn.base import clone
 
-    from svmtune.study._incumbent import incumbent_rows
+    from svmtune.study.run._incumbent import incumbent_rows
 
     rows = incumbent_rows(trace, n_train=len(y_train))
     base = getattr(est, "estimator", None)

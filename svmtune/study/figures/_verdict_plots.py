@@ -2,7 +2,7 @@
 
 Each ``plot_*`` function returns a :class:`matplotlib.figure.Figure` drawn without pyplot;
 :func:`save_verdict_plots` writes the set as PNG files. The data come from
-:func:`svmtune.study.compare` and :mod:`svmtune.study._profiles`.
+:func:`svmtune.study.compare` and :mod:`svmtune.study.verdict._profiles`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from svmtune.study._compare import Comparison
-from svmtune.study._figure_jobs import FigureJob, run_jobs
-from svmtune.study._plots import NO_FULL, log_minor_ticks, panel_grid, shared_legend
-from svmtune.study._profiles import (
+from svmtune.study.figures._figure_jobs import FigureJob, run_jobs
+from svmtune.study.figures._plots import NO_FULL, log_minor_ticks, panel_grid, shared_legend
+from svmtune.study.verdict._compare import Comparison
+from svmtune.study.verdict._profiles import (
     COST_AXES,
     anytime_profile,
     budget_grid,

@@ -5,7 +5,7 @@ A *run* is one cell's trace (data set, split, method). At a budget ``b`` of cumu
 cumulative cost is at most ``b``: the incumbent's test error (``incumbent_test_error``) or the
 objective's best value so far (``best_value``, recomputed from ``value`` and ``status`` when the
 traces have them: only evaluations at full fidelity count, see
-:func:`~svmtune.study._fidelity.best_so_far`, while the cost axis counts every evaluation).
+:func:`~svmtune.study.run._fidelity.best_so_far`, while the cost axis counts every evaluation).
 Before its first evaluation a run has no answer.
 
 - :func:`anytime_profile`: per data set and method, the median and interquartile range over the
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from svmtune.study._fidelity import best_so_far
+from svmtune.study.run._fidelity import best_so_far
 
 __all__ = [
     "normalized_scores",

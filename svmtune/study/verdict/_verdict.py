@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from svmtune.study._compare import Comparison, compare
-from svmtune.study._figure_jobs import ReportJob, run_jobs
+from svmtune.study.figures._figure_jobs import ReportJob, run_jobs
+from svmtune.study.verdict._compare import Comparison, compare
 
 __all__ = ["markdown_table", "write_verdict"]
 
@@ -177,7 +177,7 @@ class VerdictText:
     cost: float = 3.0
 
     def __call__(self, outdir: Path) -> dict[str, Path]:
-        from svmtune.study._verdict_plots import verdict_plot_jobs
+        from svmtune.study.figures._verdict_plots import verdict_plot_jobs
 
         out = Path(outdir)
         results, methods = self.results, self.methods
@@ -223,7 +223,7 @@ def verdict_jobs(
     """What :func:`write_verdict` writes, as report jobs: :class:`VerdictText` (comparison,
     CD diagram, ``report.md``) and one figure job per anytime figure (:func:`svmtune.study.
     _figure_jobs.run_jobs` runs them, in one process or two)."""
-    from svmtune.study._verdict_plots import verdict_plot_jobs
+    from svmtune.study.figures._verdict_plots import verdict_plot_jobs
 
     figures = verdict_plot_jobs(None, traces, methods=methods, dpi=dpi)
     k = len(methods) if methods is not None else results.get("method", pd.Series()).nunique()

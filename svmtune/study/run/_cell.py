@@ -15,19 +15,19 @@ import threading
 import time
 import traceback
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from svmtune.objectives import Status
-from svmtune.study._data import DatasetSpec, Splitter
-from svmtune.study._incumbent import incumbent_test_errors
-from svmtune.study._method import Method, study_box
-from svmtune.study._peer import PeerMethod, fit_peer, warm_up_peer
+from svmtune.study.run._data import DatasetSpec, Splitter
+from svmtune.study.run._incumbent import incumbent_test_errors
+from svmtune.study.run._method import Method, study_box
+from svmtune.study.run._peer import PeerMethod, fit_peer, warm_up_peer
+from svmtune.study.store._records import CellKey, CellRecord
 from svmtune.tuners._box import box_record
 
 __all__ = ["CellKey", "CellRecord", "CellTask", "run_cell", "run_payload"]
@@ -36,15 +36,6 @@ try:  # joblib >= 1.5 depends on cloudpickle; older joblib vendors it
     import cloudpickle
 except ImportError:  # pragma: no cover
     from joblib.externals import cloudpickle  # type: ignore[no-redef]
-
-
-@dataclass(frozen=True, order=True)
-class CellKey:
-    """The key of a cell: which data set, which split, which method."""
-
-    dataset: str
-    split: int
-    method: str
 
 
 @dataclass(frozen=True)
@@ -60,32 +51,6 @@ class CellTask:
     seed: int
     max_seconds: float | None = None
     bounds: dict[str, tuple[float, float]] | None = None
-
-
-@dataclass
-class CellRecord:
-    """What one cell produced (one row of the ``cells`` table plus its trace)."""
-
-    key: CellKey
-    status: str
-    seed: int
-    error: str | None = None
-    best_params: dict[str, float] | None = None
-    box: dict[str, list[float]] | None = None
-    objective_value: float = math.nan
-    test_error: float = math.nan
-    wall_s: float = math.nan
-    cpu_s: float = math.nan
-    kernel_evals: int | None = None
-    iterations: int | None = None
-    n_evaluations: int | None = None
-    stopped_by: str | None = None
-    n_train: int | None = None
-    n_test: int | None = None
-    started_at: datetime | None = None
-    finished_at: datetime | None = None
-    host: str | None = None
-    trace: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _limited_tuner(method: Method, max_seconds: float | None) -> tuple[Any, bool]:
@@ -214,7 +179,7 @@ def run_cell(task: CellTask) -> CellRecord:
 def _run_peer_cell(
     task: CellTask, rec: CellRecord, Xtr: Any, ytr: Any, Xte: Any, yte: Any
 ) -> CellRecord:
-    """A cell of a :class:`~svmtune.study._peer.PeerMethod`: warm up, fit timed, record."""
+    """A cell of a :class:`~svmtune.study.run._peer.PeerMethod`: warm up, fit timed, record."""
     method = task.method
     assert isinstance(method, PeerMethod)
     with threadpool_limits(limits=1, user_api="blas"):

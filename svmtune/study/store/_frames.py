@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import sqlalchemy as sa
 
-from svmtune.study._cell import CellRecord
-from svmtune.study._schema import (
+from svmtune.study.store._records import CellRecord
+from svmtune.study.store._schema import (
     CELL_COLUMNS,
     RUNNING,
     cells_table,

@@ -59,7 +59,7 @@ def by_cost(jobs: Sequence[ReportJob]) -> list[int]:
 
     Examples
     --------
-    >>> from svmtune.study._figure_jobs import FigureJob
+    >>> from svmtune.study.figures._figure_jobs import FigureJob
     >>> jobs = [FigureJob(n, draw=list, dpi=100, cost=c) for n, c in zip("abcd", [1, 4, 2, 4])]
     >>> by_cost(jobs)
     [1, 3, 2, 0]
@@ -135,8 +135,8 @@ def load_figure_code() -> None:
     from matplotlib.figure import Figure
     from scipy import stats  # noqa: F401 - the verdict's Friedman and Wilcoxon tests
 
-    import svmtune.study._plots
-    import svmtune.study._verdict  # noqa: F401 - loaded for the figures to come
+    import svmtune.study.figures._plots
+    import svmtune.study.verdict._verdict  # noqa: F401 - loaded for the figures to come
 
     fig = Figure(figsize=(1, 1))
     ax = fig.add_subplot()

@@ -2,7 +2,7 @@
 
 A trace row's *incumbent* is the best setting found so far: the first evaluation, up to that
 row, with the lowest value among those at full fidelity (the tuners' own rule for ties; see
-:func:`~svmtune.study._fidelity.full_fidelity`: a cascade's screen, a pruned trial or a
+:func:`~svmtune.study.run._fidelity.full_fidelity`: a cascade's screen, a pruned trial or a
 successive-halving rung on a subsample has a value on another scale, and is never compared
 with a full evaluation's). Its test error is
 what a user who stopped the run at that row would get. It is computed after the timed run, once
@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping
 import numpy as np
 import pandas as pd
 
-from svmtune.study._fidelity import full_fidelity
+from svmtune.study.run._fidelity import full_fidelity
 
 __all__ = ["incumbent_rows", "incumbent_test_errors"]
 

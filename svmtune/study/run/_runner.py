@@ -18,9 +18,10 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from svmtune.study._cell import CellKey, CellRecord, CellTask, run_payload
-from svmtune.study._claims import new_worker_id
-from svmtune.study._storage import Storage
+from svmtune.study.run._cell import CellTask, run_payload
+from svmtune.study.store._claims import new_worker_id
+from svmtune.study.store._records import CellKey, CellRecord
+from svmtune.study.store._storage import Storage
 
 __all__ = ["HEARTBEAT_S", "STALE_AFTER_S", "Heartbeat", "claim_cells", "execute", "run_cells"]
 
@@ -269,8 +270,8 @@ def execute(
 ) -> Iterator[CellRecord]:
     """The records of ``tasks`` as they finish (in this process with ``n_jobs=1``, else
     through joblib). With ``report_next`` and local worker processes, a
-    :func:`~svmtune.study._figure_jobs.load_figure_code_soon` call per worker follows the last
-    cell (see :meth:`Study.run`): it returns at once, so nothing here waits for the loading.
+    :func:`~svmtune.study.figures._figure_jobs.load_figure_code_soon` call per worker follows the
+    last cell (see :meth:`Study.run`): it returns at once, so nothing here waits for the loading.
     ``announce`` is told when the solver loops are compiled first (an empty cache)."""
     pid = os.getpid()
     from joblib import Parallel, delayed, effective_n_jobs  # ~0.2 s to import: only when used
@@ -288,7 +289,7 @@ def execute(
         _fill_compile_cache(n_jobs, announce=announce)
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
     if report_next and local:
-        from svmtune.study._figure_jobs import load_figure_code_soon
+        from svmtune.study.figures._figure_jobs import load_figure_code_soon
 
         # handed out after the last cell: a free worker loads the figure code in a thread of
         # its own meanwhile, without holding up the records of the cells still running

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from svmtune.study._results import summary_by_method, summary_long
+from svmtune.study.store._results import summary_by_method, summary_long
 
 __all__ = ["objective_labels", "search_boxes", "write_report"]
 
@@ -153,9 +153,9 @@ def write_report(
     ):
         drawn = {name: out / f for name, f in files.items()}
     else:
-        from svmtune.study._figure_jobs import run_jobs
-        from svmtune.study._plots import plot_jobs  # matplotlib: only when drawing
-        from svmtune.study._verdict import verdict_jobs
+        from svmtune.study.figures._figure_jobs import run_jobs
+        from svmtune.study.figures._plots import plot_jobs  # matplotlib: only when drawing
+        from svmtune.study.verdict._verdict import verdict_jobs
 
         stamp.unlink(missing_ok=True)
         # the study's plots, then the verdict: report.md, comparison.csv, CD diagram, anytime
@@ -185,10 +185,10 @@ def _plots_fingerprint(
     h.update(traces.to_csv(index=False).encode())
     h.update(json.dumps([list(methods or []), dict(objectives or {})], default=str).encode())
     for module in (
-        "svmtune.study._plots",
-        "svmtune.study._verdict_plots",
-        "svmtune.study._verdict",
-        "svmtune.study._figure_jobs",
+        "svmtune.study.figures._plots",
+        "svmtune.study.figures._verdict_plots",
+        "svmtune.study.verdict._verdict",
+        "svmtune.study.figures._figure_jobs",
     ):
         spec = importlib.util.find_spec(module)
         if spec is not None and spec.origin:

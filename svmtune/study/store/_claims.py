@@ -24,8 +24,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from svmtune.study._cell import CellKey
-from svmtune.study._schema import RUNNING, cells_table, traces_table, write_connection
+from svmtune.study.store._records import CellKey
+from svmtune.study.store._schema import RUNNING, cells_table, traces_table, write_connection
 
 __all__ = [
     "claim",

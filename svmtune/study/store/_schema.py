@@ -4,8 +4,9 @@ Three tables: ``studies`` (name, seed, definition), ``cells`` (one row per cell,
 (study, dataset, split, method)) and ``traces`` (every evaluation of a cell). A SQLite file is
 opened in WAL mode, its write transactions begin with ``BEGIN IMMEDIATE``; a database server's
 connections time out after :data:`CONNECT_TIMEOUT_S`. :class:`~svmtune.study.Storage` composes
-this module with the claims (:mod:`svmtune.study._claims`), the definition merge
-(:mod:`svmtune.study._definition`) and the DataFrame conversion (:mod:`svmtune.study._frames`).
+this module with the claims (:mod:`svmtune.study.store._claims`), the definition merge
+(:mod:`svmtune.study.store._definition`) and the DataFrame conversion
+(:mod:`svmtune.study.store._frames`).
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""The study's database: tables, claims, the stored definition, rows <-> DataFrames, summaries."""
