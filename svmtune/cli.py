@@ -53,8 +53,7 @@ def _print_report(
     running: Mapping[Any, str] | None = None,
     missing: Sequence[Any] = (),
 ) -> None:
-    from svmtune.study.store._results import format_summary, summary_table
-    from svmtune.study.verdict._report import search_boxes
+    from svmtune.study import format_summary, search_boxes, summary_table
 
     counts = results["status"].value_counts().to_dict() if len(results) else {}
     status = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"
@@ -179,8 +178,7 @@ def _changed_study_hint() -> Iterator[None]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from svmtune.study import Storage, objective_labels, write_report
-    from svmtune.study.run._runner import stop_local_workers
+    from svmtune.study import Storage, objective_labels, stop_local_workers, write_report
 
     if args.n_jobs == 0:
         raise ValueError("--n-jobs must be a positive number of processes, or -1 for all cores")
@@ -320,6 +318,8 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from svmtune.study import STALE_AFTER_S
+
     parser = argparse.ArgumentParser(
         prog="svmtune",
         description="Tune kernel SVM hyperparameters and compare the ways of doing it.",
@@ -352,10 +352,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--stale-after",
         type=float,
-        default=300.0,
+        default=STALE_AFTER_S,
         metavar="SECONDS",
         help="take over a claimed cell whose worker has not renewed its heartbeat for this long "
-        "(a worker on another machine that died; default 300). Give every worker the same value",
+        f"(a worker on another machine that died; default {STALE_AFTER_S:g}). Give every worker "
+        "the same value",
     )
     p.add_argument("--output", help="directory of the table and plots (default: results/<study>)")
     p.add_argument("--retry-failed", action="store_true", help="run failed/timed-out cells again")

@@ -3,15 +3,16 @@
 Each ``plot_*`` function takes DataFrames (``Study.results()``, ``Study.traces()``,
 :func:`svmtune.study.parameter_curve`) and returns a :class:`matplotlib.figure.Figure`, drawn
 without pyplot (no global state, no display needed); :func:`save_plots` writes the standard set
-as PNG files. They live with the studies (``svmtune/study/_plots.py``), which draw them into a
-study's report; this module is their public place. Importing it imports matplotlib.
+as PNG files. They live with the studies (``svmtune/study/figures/_plots.py``), which draw
+them into a study's report; this module is their public place. Importing it imports
+matplotlib.
 
 Examples
 --------
 >>> from svmtune.plots import plot_error_vs_time, save_plots
 """
 
-from svmtune.study.figures._plots import (
+from svmtune.study.figures import (
     TIME_LABELS,
     plot_best_so_far,
     plot_error_vs_time,

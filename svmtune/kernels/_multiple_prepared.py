@@ -3,21 +3,34 @@ the recipe that turns them into a Gram matrix (and its derivatives)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import Protocol, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from svmtune.kernels._base import PreparedKernel
+from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._combine import scaled_exp, weighted_exp_sum, weighted_sum
-
-if TYPE_CHECKING:
-    from svmtune.kernels.multiple_kernel import MultipleKernel
 
 __all__ = ["TUNED_WIDTHS", "PreparedMultipleKernel"]
 
 TUNED_WIDTHS = ("common_width", "weights_widths")
 """The forms whose RBF widths are tuned."""
+
+
+class _Combination(Protocol):
+    """What the prepared statistics read of their :class:`~svmtune.kernels.MultipleKernel`
+    (named by shape, so that this module does not import the model's module, which imports
+    this one)."""
+
+    form: str
+    _base_groups: list[int]
+    _weight_names: list[str]
+
+    @property
+    def n_base_kernels(self) -> int: ...
+
+    def _weights_gammas(self, params: Mapping[str, float]) -> tuple[list[float], list[float]]: ...
 
 
 class PreparedMultipleKernel(PreparedKernel):
@@ -29,14 +42,14 @@ class PreparedMultipleKernel(PreparedKernel):
 
     def __init__(
         self,
-        model: MultipleKernel,
+        model: KernelModel,
         mode: str,
         mats: list[NDArray[np.float64]],
     ) -> None:
         super().__init__(model, mats[0].shape)
         self.mode = mode
         self.mats = mats
-        self._model = model
+        self._model = cast(_Combination, model)
 
     def _gram(self, params: dict[str, float]) -> NDArray[np.float64]:
         model = self._model

@@ -1,6 +1,6 @@
 """Objectives: how good is a setting of the hyperparameters?"""
 
-from svmtune.objectives._base import BoundObjective, Objective, Outcome
+from svmtune.objectives._base import BoundObjective, Objective, Outcome, Stopwatch
 from svmtune.objectives._evaluation import Cost, Evaluation, FrozenParams, Status
 from svmtune.objectives.exact_loo import ExactLOO
 from svmtune.objectives.kfold import KFoldCV
@@ -17,6 +17,7 @@ __all__ = [
     "Objective",
     "Outcome",
     "Status",
+    "Stopwatch",
 ]
 from svmtune.objectives.platt import PlattError  # noqa: E402
 

@@ -7,17 +7,15 @@ implicit-function theorem on the sigmoid fit) are told in :mod:`svmtune.objectiv
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune.objectives._svm_objective import BoundSVMObjective
 from svmtune.solvers import SMOResult
 from svmtune.solvers.sigmoid import Sigmoid, sigmoid_targets
-
-if TYPE_CHECKING:
-    from svmtune.objectives.platt import _BoundPlattError
 
 __all__ = ["PlattState", "platt_gradient"]
 
@@ -67,13 +65,18 @@ def _solve_bordered(M: NDArray[np.float64], rhs: NDArray[np.float64]) -> NDArray
 
 
 def platt_gradient(
-    bound: _BoundPlattError, params: dict[str, float], state: PlattState
+    bound: BoundSVMObjective,
+    params: dict[str, float],
+    state: PlattState,
+    *,
+    folds: Sequence[tuple[NDArray[np.intp], NDArray[np.intp]]],
+    full: bool,
 ) -> tuple[dict[str, float], int]:
-    """The derivative of the empirical error at ``params`` (``state`` solved there) in the search
-    space's coordinates, and the kernel entries it computed."""
+    """The derivative of the empirical error at ``params`` (``state`` solved there, on the
+    training/validation index pairs ``folds``) in the search space's coordinates, and the kernel
+    entries it computed; ``full`` differentiates through the sigmoid's fit too."""
     import scipy.linalg
 
-    full = bound.objective.gradient == "full"
     names = list(bound.space.names)
     knames = list(bound.kernel.space.names)
     y = bound.y
@@ -88,7 +91,7 @@ def platt_gradient(
     D = np.zeros((N, len(names)))
     evals = 0
     start = 0
-    for (_tr, va), alpha, (Kf, pos) in zip(bound.folds, state.alphas, state.grams, strict=True):
+    for (_tr, va), alpha, (Kf, pos) in zip(folds, state.alphas, state.grams, strict=True):
         rows_v = slice(start, start + va.size)
         start += va.size
         S = np.flatnonzero(alpha > 0.0)

@@ -341,7 +341,13 @@ class _BoundPlattError(BoundSVMObjective):
         fresh = self._last is None or self._last[0] != self._key(checked, working)
         try:
             state = self._solve(checked, working)
-            grads, evals = platt_gradient(self, checked, state) if gradient else (None, 0)
+            grads, evals = (
+                platt_gradient(
+                    self, checked, state, folds=self.folds, full=self.objective.gradient == "full"
+                )
+                if gradient
+                else (None, 0)
+            )
         except NUMERICAL_FAILURES as exc:
             ev = self._failed(checked, exc, watch)
             return ev, ({n: float("nan") for n in self.space.names} if gradient else None)

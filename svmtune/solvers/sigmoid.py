@@ -74,6 +74,13 @@ def _grad_max(f: NDArray[np.float64], t: NDArray[np.float64], A: float, B: float
     return max(abs(float(np.dot(f, d1))), abs(float(np.sum(d1))))
 
 
+def _constant_fit(t: NDArray[np.float64]) -> Sigmoid:
+    """The fit on identical decision values: ``A = 0`` and ``p = 1 / (1 + exp(B))`` the mean
+    of Platt's targets (the minimum of the cross-entropy in ``B``; A is then immaterial)."""
+    mean = float(np.mean(t))
+    return Sigmoid(0.0, math.log((1.0 - mean) / mean), 0, True)
+
+
 def fit_sigmoid(
     f: ArrayLike,
     y: ArrayLike,
@@ -91,7 +98,9 @@ def fit_sigmoid(
     ``tol`` in absolute value. The model is the same for any affine change of ``f``, so the
     Newton iterations run on the standardized values ``(f - mean) / sd`` and ``(A, B)`` is
     mapped back: the fit is as well conditioned for decision values spread over 1e-6 as
-    over 1e6 (``tol`` applies to the standardized problem).
+    over 1e6 (``tol`` applies to the standardized problem). Identical decision values give
+    ``A = 0`` and the ``B`` whose probability is the mean of Platt's targets (the exact
+    minimum), without iterating.
 
     Parameters
     ----------
@@ -128,8 +137,12 @@ def fit_sigmoid(
     if not np.all(np.isfinite(ff)):
         raise ValueError("decision values f contain a non-finite value (NaN or inf)")
     t = sigmoid_targets(yy)
+    if np.ptp(ff) == 0.0:
+        # one decision value for every point (np.std would return rounding, not 0): nothing
+        # to fit in A; the loss's minimum is p = the mean target, exactly
+        return _constant_fit(t)
     shift, spread = float(np.mean(ff)), float(np.std(ff))
-    if not spread > 0.0 or not math.isfinite(spread):
+    if not spread > 4.0 * _EPS * abs(shift) or not math.isfinite(spread):
         shift, spread = 0.0, 1.0
     ff = (ff - shift) / spread
     n_pos = float(np.sum(yy > 0))

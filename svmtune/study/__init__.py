@@ -17,6 +17,7 @@ from svmtune._lazy import lazy_exports
 #: Public name -> module that defines it. Add new exports here (and to __all__).
 _EXPORTS: dict[str, str] = {
     "PROTOCOLS": "svmtune.study.run._data",
+    "STALE_AFTER_S": "svmtune.study.store._claim_times",
     "CellKey": "svmtune.study.store._records",
     "CellRecord": "svmtune.study.store._records",
     "Comparison": "svmtune.study.verdict._compare",
@@ -46,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "pareto_mask": "svmtune.study.store._results",
     "search_boxes": "svmtune.study.verdict._report",
     "split_seed": "svmtune.study.run._data",
+    "stop_local_workers": "svmtune.study.run._runner",
     "summary_by_method": "svmtune.study.store._results",
     "summary_long": "svmtune.study.store._results",
     "summary_table": "svmtune.study.store._results",
@@ -55,6 +57,7 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "PROTOCOLS",
+    "STALE_AFTER_S",
     "CellKey",
     "CellRecord",
     "Comparison",
@@ -84,6 +87,7 @@ __all__ = [
     "pareto_mask",
     "search_boxes",
     "split_seed",
+    "stop_local_workers",
     "summary_by_method",
     "summary_long",
     "summary_table",
@@ -99,6 +103,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.study.run._method import Method
     from svmtune.study.run._names import check_study_name
     from svmtune.study.run._peer import PeerMethod
+    from svmtune.study.run._runner import stop_local_workers
+    from svmtune.study.store._claim_times import STALE_AFTER_S
     from svmtune.study.store._definition import StudyChangedError
     from svmtune.study.store._records import CellKey, CellRecord
     from svmtune.study.store._results import (

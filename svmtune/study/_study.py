@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
 from svmtune._params import _jsonable
+from svmtune.study._checks import check_definition_options, check_run_options
 from svmtune.study.run._cell import CellTask, dump_task
 from svmtune.study.run._data import (
     PROTOCOLS,
@@ -22,7 +22,8 @@ from svmtune.study.run._data import (
 from svmtune.study.run._method import Method
 from svmtune.study.run._names import check_study_name
 from svmtune.study.run._peer import PeerMethod
-from svmtune.study.run._runner import STALE_AFTER_S, run_cells
+from svmtune.study.run._runner import run_cells
+from svmtune.study.store._claim_times import STALE_AFTER_S
 from svmtune.study.store._frames import empty_cells, empty_traces, only_cells
 from svmtune.study.store._records import CellKey, CellRecord
 from svmtune.study.store._results import SummaryTable, summary_table
@@ -155,26 +156,17 @@ class Study:
         method whose objective, tuner and kernel do not fit together are all caught here.
         """
         check_study_name(self.name)
-        if not (isinstance(self.seed, int) and not isinstance(self.seed, bool) and self.seed >= 0):
-            raise ValueError(f"seed must be a non-negative integer; got {self.seed!r}")
-        if (
-            not (isinstance(self.n_splits, int) and not isinstance(self.n_splits, bool))
-            or self.n_splits < 1
-        ):
-            raise ValueError(f"n_splits must be a positive integer; got {self.n_splits!r}")
+        check_definition_options(
+            seed=self.seed,
+            n_splits=self.n_splits,
+            test_size=self.test_size,
+            max_seconds=self.max_seconds,
+        )
         if not (callable(self.split) or self.split in PROTOCOLS):
             raise ValueError(
                 f"unknown split protocol {self.split!r}; use one of {list(PROTOCOLS)} "
                 "or a callable split(X, y, seed)"
             )
-        if not (isinstance(self.test_size, float | int) and 0 < self.test_size < 1):
-            raise ValueError(f"test_size must be in (0, 1); got {self.test_size!r}")
-        if self.max_seconds is not None and not (
-            isinstance(self.max_seconds, float | int)
-            and math.isfinite(self.max_seconds)
-            and self.max_seconds > 0
-        ):
-            raise ValueError(f"max_seconds must be a positive number; got {self.max_seconds!r}")
         specs = resolve_datasets(self.datasets)
         if self.split == "ratsch":
             self._check_ratsch(specs)
@@ -316,7 +308,7 @@ class Study:
         progress : bool or callable, default False
             True shows a tqdm bar (cells done / total, ETA) on stderr; a callable is called
             ``progress(record, n_done, n_total)`` after each stored cell.
-        stale_after : float, default 300
+        stale_after : float, default :data:`~svmtune.study.STALE_AFTER_S` (300)
             Seconds after which another worker's claim whose heartbeat was not renewed is taken
             over (its process is presumed dead; on this host a dead process's claims are taken
             over at once). Heartbeats are renewed every ``min(30, stale_after / 3)`` seconds;
@@ -344,17 +336,7 @@ class Study:
         claims a cell before it runs it, so every cell is computed once, and the cells of a
         process that died are taken over by the others (see :class:`Storage`).
         """
-        if not (
-            isinstance(stale_after, float | int)
-            and not isinstance(stale_after, bool)
-            and math.isfinite(stale_after)
-            and stale_after > 0
-        ):
-            raise ValueError(
-                f"stale_after must be a positive number of seconds; got {stale_after!r}"
-            )
-        if not isinstance(report_next, bool):
-            raise ValueError(f"report_next must be True or False; got {report_next!r}")
+        check_run_options(n_jobs=n_jobs, stale_after=stale_after, report_next=report_next)
         tasks = self._tasks()  # validates everything first
         payloads = {}
         for t in tasks:

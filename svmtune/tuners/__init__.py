@@ -1,7 +1,7 @@
 """Tuners: which settings of the hyperparameters to try next?"""
 
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
-from svmtune.tuners._box import DEFAULT_BOX, default_box, search_box
+from svmtune.tuners._box import DEFAULT_BOX, box_record, default_box, search_box
 from svmtune.tuners._optuna_export import trace_to_optuna
 from svmtune.tuners.bisection import Bisection
 from svmtune.tuners.cascade import Cascade
@@ -25,6 +25,7 @@ __all__ = [
     "RandomSearch",
     "TPE",
     "VNS",
+    "box_record",
     "default_box",
     "search_box",
     "trace_to_optuna",

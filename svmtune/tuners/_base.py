@@ -23,9 +23,8 @@ from numpy.typing import ArrayLike
 from svmtune._params import ParamsMixin
 from svmtune._validation import as_rng
 from svmtune.classifier import KernelExpansion
-from svmtune.kernels._base import KernelModel
-from svmtune.objectives._base import BoundObjective, Objective, Stopwatch
-from svmtune.objectives._evaluation import Cost, Evaluation, FrozenParams
+from svmtune.kernels import KernelModel
+from svmtune.objectives import BoundObjective, Cost, Evaluation, FrozenParams, Objective, Stopwatch
 from svmtune.space import SearchSpace
 from svmtune.tuners._box import search_box
 from svmtune.tuners._trace import TRACE_INFO, trace_frame

@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from svmtune.objectives._base import BoundObjective
-from svmtune.objectives._evaluation import Cost, Evaluation, Status
+from svmtune.objectives import BoundObjective, Cost, Evaluation, Status
 from svmtune.space import SearchSpace
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from svmtune.objectives._evaluation import Cost, Evaluation, Status
+from svmtune.objectives import Cost, Evaluation, Status
 from svmtune.space import SearchSpace
 
 __all__ = ["SCREEN", "TRACE_INFO", "trace_frame"]

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from svmtune.objectives._evaluation import Evaluation
+from svmtune.objectives import Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import narrow

@@ -10,9 +10,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._validation import as_rng, check_positive_int
-from svmtune.kernels._base import KernelModel
-from svmtune.objectives._base import BoundObjective, Objective
-from svmtune.objectives._evaluation import Cost, Evaluation
+from svmtune.kernels import KernelModel
+from svmtune.objectives import BoundObjective, Cost, Evaluation, Objective
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult, tuning_result
 from svmtune.tuners._box import narrow, search_box

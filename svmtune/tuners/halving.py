@@ -10,8 +10,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from svmtune.objectives._base import BoundObjective, Stopwatch
-from svmtune.objectives._evaluation import Evaluation, FrozenParams
+from svmtune.objectives import BoundObjective, Evaluation, FrozenParams, Stopwatch
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners.grid import MAX_UNBUDGETED_POINTS, Grid

@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from svmtune.objectives._base import BoundObjective
-from svmtune.objectives._evaluation import Evaluation
+from svmtune.objectives import BoundObjective, Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator
 from svmtune.tuners._coordinates import SearchCoordinates

@@ -8,9 +8,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from svmtune._validation import check_positive_int
-from svmtune.kernels._base import KernelModel
-from svmtune.objectives._base import BoundObjective
-from svmtune.objectives._evaluation import Cost, Evaluation
+from svmtune.kernels import KernelModel
+from svmtune.objectives import BoundObjective, Cost, Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import (
     BudgetExhausted,

@@ -10,8 +10,7 @@ from typing import Any
 import numpy as np
 
 from svmtune._validation import check_positive_int
-from svmtune.objectives._base import Objective
-from svmtune.objectives._evaluation import Status
+from svmtune.objectives import Objective, Status
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import narrow

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._validation import check_positive_int
-from svmtune.objectives._evaluation import Evaluation
+from svmtune.objectives import Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import Box

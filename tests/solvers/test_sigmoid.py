@@ -1,5 +1,7 @@
 """Platt's sigmoid fit (Lin, Lin and Weng) against scikit-learn's sigmoid calibration."""
 
+import math
+
 import numpy as np
 import pytest
 from scipy.optimize import minimize
@@ -111,3 +113,15 @@ def test_fit_matches_an_independent_fit_of_the_same_loss_at_any_spread(spread, s
     t = sigmoid_targets(y)
     d = t - s(f)
     assert abs(np.sum(d)) < 1e-8 and abs(np.dot(d, f)) / spread < 1e-8
+
+
+@pytest.mark.parametrize("value", [0.1, 0.0, -3.7, 1e12])
+def test_identical_decision_values_give_the_exact_fit(value):
+    """One decision value for all points: A = 0 and p the mean of Platt's targets, exactly
+    (6 positives, 14 negatives: (6 * 7/8 + 14 * 1/16) / 20 = 0.30625); ``np.std`` of such
+    values is rounding (~1e-17), and standardizing by it gave A ~ 1e15 and p = 0.3074."""
+    y = np.array([1] * 6 + [-1] * 14)
+    s = fit_sigmoid(np.full(20, value), y)
+    assert s.A == 0.0 and s.converged
+    assert s([value])[0] == pytest.approx(0.30625, rel=1e-14)
+    assert s.B == pytest.approx(math.log((1 - 0.30625) / 0.30625), rel=1e-14)

@@ -1,1 +1,64 @@
-"""The study's figures: the plots, the verdict's plots and the jobs that draw them."""
+"""The study's figures: the plots, the verdict's plots and the jobs that draw them.
+
+The drawing functions are public as :mod:`svmtune.plots` and :mod:`svmtune.verdict_plots`,
+which take them from here; they load on first use (PEP 562), so that importing this package,
+or the figure jobs a worker runs, imports no drawing code.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from svmtune._lazy import lazy_exports
+
+_PLOTS = "svmtune.study.figures._plots"
+_VERDICT_PLOTS = "svmtune.study.figures._verdict_plots"
+
+#: Public name -> module that defines it.
+_EXPORTS: dict[str, str] = {
+    "TIME_LABELS": _PLOTS,
+    "plot_best_so_far": _PLOTS,
+    "plot_error_vs_time": _PLOTS,
+    "plot_parameter_curves": _PLOTS,
+    "save_plots": _PLOTS,
+    "plot_anytime": _VERDICT_PLOTS,
+    "plot_cd_diagram": _VERDICT_PLOTS,
+    "plot_ecdf": _VERDICT_PLOTS,
+    "plot_normalized_profile": _VERDICT_PLOTS,
+    "save_verdict_plots": _VERDICT_PLOTS,
+}
+
+__all__ = [
+    "TIME_LABELS",
+    "plot_anytime",
+    "plot_best_so_far",
+    "plot_cd_diagram",
+    "plot_ecdf",
+    "plot_error_vs_time",
+    "plot_normalized_profile",
+    "plot_parameter_curves",
+    "save_plots",
+    "save_verdict_plots",
+]
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from svmtune.study.figures._plots import (
+        TIME_LABELS,
+        plot_best_so_far,
+        plot_error_vs_time,
+        plot_parameter_curves,
+        save_plots,
+    )
+    from svmtune.study.figures._verdict_plots import (
+        plot_anytime,
+        plot_cd_diagram,
+        plot_ecdf,
+        plot_normalized_profile,
+        save_verdict_plots,
+    )
+
+__getattr__ = lazy_exports("svmtune.study.figures", _EXPORTS, globals())
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -17,8 +17,7 @@ __all__ = [
     "FigureJob",
     "ReportJob",
     "by_cost",
-    "load_figure_code",
-    "load_figure_code_soon",
+    "load_in_background",
     "run_jobs",
 ]
 
@@ -105,41 +104,18 @@ def run_jobs(jobs: Sequence[ReportJob], outdir: str | Path, *, n_jobs: int = 1) 
 _loading: threading.Thread | None = None
 
 
-def load_figure_code_soon() -> None:
-    """Start :func:`load_figure_code` in a background thread of this process and return at
-    once (once per process): a worker process with nothing to do loads the report's code
-    meanwhile, and the process that hands it out does not wait for it (a figure job waits
-    for the thread before it draws)."""
+def load_in_background(load: Callable[[], None]) -> None:
+    """Start ``load`` in a background thread of this process and return at once (once per
+    process; later calls do nothing): a worker process with nothing to do loads a report's
+    code meanwhile (``svmtune.study.figures._figure_code.load_figure_code``, handed in by its
+    caller, so that this module imports none of the drawing code), and a figure job waits for
+    the thread before it draws."""
     global _loading
     if _loading is None:
-        _loading = threading.Thread(target=load_figure_code, name="load-figure-code", daemon=True)
+        _loading = threading.Thread(target=load, name="load-figure-code", daemon=True)
         _loading.start()
 
 
 def _wait_for_figure_code() -> None:
     if _loading is not None:
         _loading.join()
-
-
-def load_figure_code() -> None:
-    """Import matplotlib (Agg), the report's figure modules and the verdict's statistics
-    (scipy.stats, scikit-posthocs), and render one text label (the font cache): what a report's
-    first figure and first test in a fresh process pay first (about 1.5 s). It draws on a
-    figure of its own, outside pyplot's registry of figures, so that it may run in a thread."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot  # noqa: F401 - what the figure modules draw with
-    import scikit_posthocs  # noqa: F401 - the verdict's post-hoc tests
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from scipy import stats  # noqa: F401 - the verdict's Friedman and Wilcoxon tests
-
-    import svmtune.study.figures._plots
-    import svmtune.study.verdict._verdict  # noqa: F401 - loaded for the figures to come
-
-    fig = Figure(figsize=(1, 1))
-    ax = fig.add_subplot()
-    ax.set_title("x")
-    ax.set_xscale("log")
-    FigureCanvasAgg(fig).draw()

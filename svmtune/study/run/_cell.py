@@ -28,7 +28,7 @@ from svmtune.study.run._incumbent import incumbent_test_errors
 from svmtune.study.run._method import Method, study_box
 from svmtune.study.run._peer import PeerMethod, fit_peer, warm_up_peer
 from svmtune.study.store._records import CellKey, CellRecord
-from svmtune.tuners._box import box_record
+from svmtune.tuners import box_record
 
 __all__ = ["CellKey", "CellRecord", "CellTask", "run_cell", "run_payload"]
 

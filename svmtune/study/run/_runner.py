@@ -19,16 +19,21 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from svmtune.study.run._cell import CellTask, run_payload
+from svmtune.study.store._claim_times import HEARTBEAT_S, STALE_AFTER_S
 from svmtune.study.store._claims import new_worker_id
 from svmtune.study.store._records import CellKey, CellRecord
 from svmtune.study.store._storage import Storage
 
-__all__ = ["HEARTBEAT_S", "STALE_AFTER_S", "Heartbeat", "claim_cells", "execute", "run_cells"]
+__all__ = [
+    "HEARTBEAT_S",
+    "STALE_AFTER_S",
+    "Heartbeat",
+    "capped_n_jobs",
+    "claim_cells",
+    "execute",
+    "run_cells",
+]
 
-#: Seconds between two heartbeats of a running study's claims.
-HEARTBEAT_S = 30.0
-#: A claim whose heartbeat is older than this is taken over by another process.
-STALE_AFTER_S = 300.0
 #: Seconds between two looks at the cells other workers run, once this one has none left.
 POLL_S = 2.0
 #: After a lost claim, the next cell is drawn among this many free ones (see claim_cells).
@@ -166,85 +171,46 @@ def run_cells(
     report_next: bool = False,
 ) -> None:
     """Run the cells of ``tasks`` not stored yet in the database at ``url`` (see
-    :meth:`Study.run`, whose options these are; ``payloads`` are the pickled tasks)."""
+    :meth:`Study.run`, whose options these are; ``payloads`` are the pickled tasks).
+
+    At most one worker process per cell to run is started (``n_jobs`` is capped at their
+    number before any call is built)."""
     store = Storage(url)
     worker = new_worker_id()
     beat = Heartbeat(store, worker, min(HEARTBEAT_S, stale_after / 3))
     try:
         study_id = store.register_study(name, seed, definition, replace_changed=replace_changed)
-        n_total = len(tasks)
         redo = ("failed", "timeout") if retry_failed else ()
         done = store.finished(name)
-        n_done = len(done)
         candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]
         # longest first: no core idles at the end while one runs the last long cell
         candidates.sort(key=expected_cost, reverse=True)
         if not candidates and progress is True:
             print(
-                f"{name}: nothing to run, all {n_total} cells are stored in {url}",
+                f"{name}: nothing to run, all {len(tasks)} cells are stored in {url}",
                 file=sys.stderr,
             )
-
-        def claimed(pending: list[CellTask], redo: tuple[str, ...]) -> Iterator[CellTask]:
-            by_key = {t.key: t for t in pending}
-            keys = claim_cells(
-                store,
-                study_id,
-                name,
-                list(by_key),
-                worker,
-                redo=redo,
-                stale_after=stale_after,
-            )
-            return (by_key[k] for k in keys)
-
-        bar = None
-        if progress is True:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=name)
+        tally = _Tally(name, len(done), len(tasks), progress)
+        claimer = _Claimer(store, study_id, name, worker, stale_after)
         beat.start()
         try:
             pending, redo_now = candidates, redo
             while pending:
-                for rec in execute(
-                    claimed(pending, redo_now),
+                records = execute(
+                    claimer.claimed(pending, redo_now),
                     payloads,
-                    n_jobs,
+                    capped_n_jobs(n_jobs, len(pending)),
                     report_next=report_next,
-                    announce=None if bar is None else _bar_note(bar),
-                ):
-                    if not store.write_cell(study_id, rec, worker=worker):
-                        continue  # taken over meanwhile (we were presumed dead): theirs counts
-                    n_done += 1
-                    if bar is not None:
-                        bar.update(1)
-                        if rec.status != "ok":
-                            bar.set_postfix_str(
-                                f"last {rec.status}: {rec.key.dataset}/"
-                                f"{rec.key.split}/{rec.key.method}"
-                            )
-                    elif callable(progress):
-                        progress(rec, n_done, n_total)
-                # Cells other workers still run: wait for them, and take over the claims of
-                # those that die (once their heartbeat is stale), so that the study is
-                # complete when this run returns.
+                    announce=tally.announce,
+                )
+                for rec in records:
+                    if store.write_cell(study_id, rec, worker=worker):
+                        tally.stored(rec)
+                    # else taken over meanwhile (we were presumed dead): theirs counts
                 redo_now = ()
-                while True:
-                    stored = store.finished(name)
-                    left = [t for t in candidates if t.key not in stored]
-                    if not left:
-                        pending = []
-                        break
-                    running = store.running(name)
-                    stale = store.stale(name, stale_after)
-                    pending = [t for t in left if t.key not in running or t.key in stale]
-                    if pending:
-                        break
-                    time.sleep(min(POLL_S, stale_after / 3))
+                pending = _wait_for_other_workers(store, name, candidates, stale_after)
         finally:
-            if bar is not None:
-                bar.close()
+            tally.close()
     finally:
         beat.stop()
         try:
@@ -253,6 +219,97 @@ def run_cells(
             pass
         finally:
             store.close()
+
+
+def capped_n_jobs(n_jobs: int | None, n_cells: int) -> int | None:
+    """``n_jobs`` capped at the number of cells to run (a positive ``n_jobs`` only: -1 and
+    None are joblib's to resolve, for the cores or a dask cluster's workers).
+
+    Examples
+    --------
+    >>> capped_n_jobs(1_000_000_000, 12), capped_n_jobs(-1, 12), capped_n_jobs(4, 0)
+    (12, -1, 1)
+    """
+    if n_jobs is not None and n_jobs > 1:
+        return max(1, min(n_jobs, n_cells))
+    return n_jobs
+
+
+class _Claimer:
+    """Claims the cells of a list of tasks for one worker, as the run loop asks for the next."""
+
+    def __init__(
+        self, store: Storage, study_id: int, study: str, worker: str, stale_after: float
+    ) -> None:
+        self.store, self.study_id, self.study = store, study_id, study
+        self.worker, self.stale_after = worker, stale_after
+
+    def claimed(self, pending: list[CellTask], redo: tuple[str, ...]) -> Iterator[CellTask]:
+        by_key = {t.key: t for t in pending}
+        keys = claim_cells(
+            self.store,
+            self.study_id,
+            self.study,
+            list(by_key),
+            self.worker,
+            redo=redo,
+            stale_after=self.stale_after,
+        )
+        return (by_key[k] for k in keys)
+
+
+class _Tally:
+    """Counts the stored cells and shows them: a tqdm bar (``progress=True``) or a callback."""
+
+    def __init__(
+        self,
+        name: str,
+        n_done: int,
+        n_total: int,
+        progress: bool | Callable[[CellRecord, int, int], None],
+    ) -> None:
+        self.n_done, self.n_total, self.progress = n_done, n_total, progress
+        self.bar: Any = None
+        if progress is True:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=name)
+        self.announce = None if self.bar is None else _bar_note(self.bar)
+
+    def stored(self, rec: CellRecord) -> None:
+        self.n_done += 1
+        if self.bar is not None:
+            self.bar.update(1)
+            if rec.status != "ok":
+                key = rec.key
+                self.bar.set_postfix_str(
+                    f"last {rec.status}: {key.dataset}/{key.split}/{key.method}"
+                )
+        elif callable(self.progress):
+            self.progress(rec, self.n_done, self.n_total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def _wait_for_other_workers(
+    store: Storage, name: str, candidates: list[CellTask], stale_after: float
+) -> list[CellTask]:
+    """Wait while other workers still run cells of ``candidates``; the cells to run here
+    (those whose worker died: stale claims), or none once every cell is stored, so that the
+    study is complete when the run returns."""
+    while True:
+        stored = store.finished(name)
+        left = [t for t in candidates if t.key not in stored]
+        if not left:
+            return []
+        running = store.running(name)
+        stale = store.stale(name, stale_after)
+        pending = [t for t in left if t.key not in running or t.key in stale]
+        if pending:
+            return pending
+        time.sleep(min(POLL_S, stale_after / 3))
 
 
 def _bar_note(bar: Any) -> Callable[[str], object]:
@@ -270,7 +327,7 @@ def execute(
 ) -> Iterator[CellRecord]:
     """The records of ``tasks`` as they finish (in this process with ``n_jobs=1``, else
     through joblib). With ``report_next`` and local worker processes, a
-    :func:`~svmtune.study.figures._figure_jobs.load_figure_code_soon` call per worker follows the
+    :func:`~svmtune.study.figures._figure_code.load_figure_code_soon` call per worker follows the
     last cell (see :meth:`Study.run`): it returns at once, so nothing here waits for the loading.
     ``announce`` is told when the solver loops are compiled first (an empty cache)."""
     pid = os.getpid()
@@ -289,7 +346,7 @@ def execute(
         _fill_compile_cache(n_jobs, announce=announce)
     parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
     if report_next and local:
-        from svmtune.study.figures._figure_jobs import load_figure_code_soon
+        from svmtune.study.figures._figure_code import load_figure_code_soon
 
         # handed out after the last cell: a free worker loads the figure code in a thread of
         # its own meanwhile, without holding up the records of the cells still running

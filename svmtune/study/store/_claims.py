@@ -24,6 +24,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+from svmtune.study.store._claim_times import STALE_AFTER_S
 from svmtune.study.store._records import CellKey
 from svmtune.study.store._schema import RUNNING, cells_table, traces_table, write_connection
 
@@ -101,7 +102,7 @@ def claim(
     worker: str,
     *,
     redo: Iterable[str] = (),
-    stale_after: float = 300.0,
+    stale_after: float = STALE_AFTER_S,
 ) -> bool:
     """Claim a cell for ``worker``; False if it is stored or another live worker has it.
 

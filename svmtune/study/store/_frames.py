@@ -92,13 +92,36 @@ def cells_query(study: str | None) -> Any:
     return query
 
 
+def stored_json(text: Any, what: str) -> Any:
+    """The value of a JSON column read back; a ValueError saying the database is damaged (and
+    what to do) if it is not JSON, instead of the decoder's bare "Expecting value".
+
+    Examples
+    --------
+    >>> stored_json('{"C": 1.0}', "best_params")
+    {'C': 1.0}
+    >>> stored_json("{x", "best_params")
+    Traceback (most recent call last):
+    ...
+    ValueError: the study database cannot be read: a stored best_params is not JSON ...
+    """
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(
+            f"the study database cannot be read: a stored {what} is not JSON ({exc}: "
+            f"{str(text)[:40]!r}); the file may be damaged: restore it from a copy or use a new "
+            "storage"
+        ) from None
+
+
 def cells_frame(rows: Any) -> pd.DataFrame:
     df = pd.DataFrame(rows)
     if df.empty:
         df = pd.DataFrame(columns=["study", *CELL_COLUMNS])
     for col in ("best_params", "box"):
         df[col] = [
-            None if v is None or (isinstance(v, float) and math.isnan(v)) else json.loads(v)
+            None if v is None or (isinstance(v, float) and math.isnan(v)) else stored_json(v, col)
             for v in df[col]
         ]
     for col in ("objective_value", "test_error", "wall_s", "cpu_s"):
@@ -137,7 +160,9 @@ def traces_frame(rows: Any) -> pd.DataFrame:
     base = ["study", "dataset", "split", "method", "n_train"]
     if df.empty:
         return pd.DataFrame(columns=[*base, *(col.name for col in TRACE_COLUMNS)])
-    params = pd.DataFrame([json.loads(p) for p in df.pop("params")], index=df.index)
+    params = pd.DataFrame(
+        [stored_json(p, "trace params") for p in df.pop("params")], index=df.index
+    )
     params.columns = [f"param_{n}" for n in params.columns]
     df = pd.concat([df, params], axis=1)
     for col in (

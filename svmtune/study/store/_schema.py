@@ -33,6 +33,7 @@ __all__ = [
     "parse_url",
     "sqlite_file",
     "studies_table",
+    "study_tables",
     "traces_table",
     "write_connection",
 ]
@@ -313,13 +314,47 @@ def open_engine(url: str, parsed: Any, *, read_only: bool) -> tuple[Engine, bool
         path = Path(str(db)).expanduser()
         if read_only:
             return _sqlite_read_only_engine(parsed, path), False
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _make_folder(path)
         empty_file = path.is_file() and path.stat().st_size == 0
         engine = sa.create_engine(parsed)
         sa.event.listen(engine, "connect", _sqlite_pragmas)
         sa.event.listen(engine, "begin", _sqlite_begin)
         return engine, empty_file
     return _server_engine(parsed), False
+
+
+def _make_folder(path: Path) -> None:
+    """Make the folder of a new SQLite file (``results/`` of the default storage) if its own
+    parent exists; a URL naming a folder deeper than that is more likely a typo than a wish:
+    refused, naming the folder that is missing."""
+    folder = path.parent
+    if folder.is_dir():
+        return
+    if not folder.parent.is_dir():
+        raise ValueError(
+            f"the folder {str(folder.parent)!r} does not exist (the SQLite file {str(path)!r} "
+            "would be made in a folder inside it): create it first"
+        )
+    folder.mkdir(exist_ok=True)
+
+
+def study_tables(engine: Engine) -> bool:
+    """Whether the database holds the study tables: True if it has all three, False if none
+    (a new database); a ValueError naming what is missing if it has only some (a damaged
+    database, or one made by something else), instead of a report that leaves things out
+    without saying so."""
+    names = [t.name for t in (studies_table, cells_table, traces_table)]
+    inspector = sa.inspect(engine)
+    have = [n for n in names if inspector.has_table(n)]
+    if not have:
+        return False
+    missing = [n for n in names if n not in have]
+    if missing:
+        raise ValueError(
+            f"the study database has no {' or '.join(missing)} table (it has "
+            f"{', '.join(have)}): it may be damaged: restore it from a copy or use a new storage"
+        )
+    return True
 
 
 def write_connection(engine: Engine) -> Any:

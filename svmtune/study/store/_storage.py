@@ -22,6 +22,7 @@ import pandas as pd
 import sqlalchemy as sa
 
 from svmtune.study.store import _claims
+from svmtune.study.store._claim_times import STALE_AFTER_S
 from svmtune.study.store._definition import (
     DEFINITION_FORMAT,
     StudyChangedError,
@@ -32,6 +33,7 @@ from svmtune.study.store._frames import (
     cell_values,
     cells_frame,
     cells_query,
+    stored_json,
     trace_rows,
     traces_frame,
     traces_query,
@@ -47,6 +49,7 @@ from svmtune.study.store._schema import (
     open_engine,
     parse_url,
     studies_table,
+    study_tables,
     traces_table,
     write_connection,
 )
@@ -90,10 +93,10 @@ class Storage:
             #: ``empty_file``: the URL named an existing SQLite file of 0 bytes (SQLite makes it
             #: a new database).
             self.engine, self.empty_file = open_engine(self.url, parsed, read_only=read_only)
-            if self.read_only:
-                self.has_tables = sa.inspect(self.engine).has_table("cells")
-            else:
+            self.has_tables = study_tables(self.engine)  # or a ValueError naming a lost table
+            if not self.read_only:
                 create_tables(self.engine, in_memory=self.in_memory)
+                self.has_tables = True
         except (ImportError, sa.exc.NoSuchModuleError) as exc:
             raise ValueError(
                 f"cannot open storage {self.display_url!r}: {driver_hint(parsed, exc)}"
@@ -139,7 +142,7 @@ class Storage:
             row = conn.execute(
                 sa.select(studies_table.c.definition).where(studies_table.c.name == name)
             ).first()
-        return None if row is None else dict(json.loads(row[0]))
+        return None if row is None else dict(stored_json(row[0], "study definition"))
 
     def register_study(
         self,
@@ -201,7 +204,10 @@ class Storage:
                 )
                 return _new_id(res)
             verdict = merge_definitions(
-                json.loads(row.definition), definition, stored_seed=int(row.seed), seed=seed
+                stored_json(row.definition, "study definition"),
+                definition,
+                stored_seed=int(row.seed),
+                seed=seed,
             )
             if verdict.conflict is not None:
                 raise StudyChangedError(
@@ -287,7 +293,7 @@ class Storage:
         worker: str,
         *,
         redo: Iterable[str] = (),
-        stale_after: float = 300.0,
+        stale_after: float = STALE_AFTER_S,
     ) -> bool:
         """Claim a cell for ``worker``; False if it is stored or another live worker has it.
 
