@@ -170,7 +170,11 @@ class PlattError(SVMObjective):
                     "validation as indices must be a non-empty 1-d integer array; "
                     f"got {np.asarray(v)!r}"
                 )
-            va = np.unique(idx)
+            va, counts = np.unique(idx, return_counts=True)
+            if np.any(counts > 1):
+                raise ValueError(
+                    f"validation indices must be distinct; repeated: {va[counts > 1].tolist()}"
+                )
             if va[0] < 0 or va[-1] >= n:
                 raise ValueError(f"validation indices must lie in [0, {n}); got {va[0]}..{va[-1]}")
             tr = np.setdiff1d(np.arange(n), va)

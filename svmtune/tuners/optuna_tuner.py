@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from svmtune._validation import check_positive_int
-from svmtune.objectives import Objective, Status
+from svmtune.objectives import Evaluation, Objective, Status
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import narrow
@@ -101,7 +101,6 @@ class _OptunaSearch(Tuner):
         start: dict[str, float] | None,
     ) -> None:
         import optuna
-        from optuna.trial import TrialState
 
         box = space
         dists = distributions(box)
@@ -134,12 +133,28 @@ class _OptunaSearch(Tuner):
                 for name in COST_ATTRS:
                     trial.set_user_attr(name, getattr(ev.cost, name))
                 trial.set_user_attr("status", str(ev.status))
-                if ev.ok:
-                    study.tell(trial, ev.value)
-                elif ev.status is Status.PRUNED:
-                    study.tell(trial, state=TrialState.PRUNED)
-                else:
-                    study.tell(trial, state=TrialState.FAIL)
+                if not _tell(study, trial, ev):
+                    return
+
+
+def _tell(study: Any, trial: Any, ev: Evaluation) -> bool:
+    """Tell the study the trial's outcome; False if the sampler ends the search (a
+    ``GridSampler`` whose grid is done calls ``study.stop()``, which only works inside
+    ``study.optimize``: the trial is stored all the same, and the search ends here)."""
+    from optuna.trial import TrialState
+
+    try:
+        if ev.ok:
+            study.tell(trial, ev.value)
+        elif ev.status is Status.PRUNED:
+            study.tell(trial, state=TrialState.PRUNED)
+        else:
+            study.tell(trial, state=TrialState.FAIL)
+    except RuntimeError as exc:
+        if "Study.stop" not in str(exc):
+            raise
+        return False
+    return True
 
 
 def _reporter(trial: Any) -> Callable[[int, float], bool]:
@@ -267,6 +282,28 @@ class OptunaTuner(_OptunaSearch):
                     "sampler_options apply to a sampler class; the sampler given is an instance "
                     f"({s!r})"
                 )
+        grid = self._grid_names()
+        missing = [] if grid is None else [n for n in space.names if n not in grid]
+        if missing:
+            raise ValueError(
+                f"the GridSampler's search space must name every parameter {self.name} tunes; "
+                f"it lacks {missing} (it names {sorted(grid or ())}, the tuner searches "
+                f"{list(space.names)})"
+            )
+
+    def _grid_names(self) -> set[str] | None:
+        """The parameters an Optuna ``GridSampler`` (instance, or class with its
+        ``search_space`` in ``sampler_options``) has values for; None for another sampler."""
+        from optuna.samplers import GridSampler
+
+        s = self.sampler
+        if isinstance(s, GridSampler):
+            grid = getattr(s, "_search_space", None)
+        elif isinstance(s, type) and issubclass(s, GridSampler):
+            grid = dict(self.sampler_options or {}).get("search_space")
+        else:
+            return None
+        return set(grid) if isinstance(grid, Mapping) else None
 
     def _new_sampler(self, seed: int, budget: int) -> Any:
         import warnings

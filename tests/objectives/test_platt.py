@@ -253,3 +253,14 @@ def test_bad_options_are_refused_before_any_data(options, match):
     # at first use (a study's definition), with C fixed or searched
     with pytest.raises(ValueError, match=match):
         PlattError(**options).search_space(RBF())
+
+
+def test_repeated_validation_indices_are_refused():
+    """Point 0 named twice would be validated on once (np.unique) while the caller meant it
+    twice, or made a typo: refused, naming it."""
+    Xtr, ytr, _, _ = HEART
+    pos, neg = np.flatnonzero(ytr > 0), np.flatnonzero(ytr < 0)
+    with pytest.raises(ValueError, match=rf"distinct; repeated: \[{pos[0]}\]"):
+        PlattError(validation=[pos[0], pos[0], neg[0], neg[1]]).bind(Xtr, ytr, kernel=RBF())
+    bound = PlattError(validation=[pos[0], pos[1], neg[0], neg[1]]).bind(Xtr, ytr, kernel=RBF())
+    assert bound.validation_index.tolist() == sorted([pos[0], pos[1], neg[0], neg[1]])

@@ -218,3 +218,26 @@ def test_resuming_a_study_made_on_other_data_is_refused(toy, tmp_path):
     X, y = toy
     with pytest.raises(ValueError, match="holds trials of another tuning problem"):
         TPE(max_evals=3, storage=url).tune(_WithC(), X + 1.0, y, kernel=RBF())
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"sampler": optuna.samplers.GridSampler({"C": [0.5, 1.0]})},
+        {"sampler": optuna.samplers.GridSampler, "sampler_options": {"search_space": {"C": [1]}}},
+    ],
+)
+def test_a_grid_sampler_must_name_every_tuned_parameter(toy, options):
+    """Refused before the first trial, naming the missing parameter (Optuna itself fails
+    inside a trial, mid-run); a grid naming both runs and evaluates its points only."""
+    tuner = OptunaTuner(**options, max_evals=4)
+    with pytest.raises(ValueError, match=r"lacks \['gamma'\].*searches \['C', 'gamma'\]"):
+        tuner.check(_WithC().search_space(RBF()))
+    with pytest.raises(ValueError, match=r"lacks \['gamma'\]"):
+        tuner.tune(_WithC(), *toy, kernel=RBF())
+    grid = {"C": [0.5, 1.0], "gamma": [0.25, 2.0]}
+    res = OptunaTuner(sampler=optuna.samplers.GridSampler(grid), max_evals=4).tune(
+        _WithC(), *toy, kernel=RBF()
+    )
+    seen = {(r.param_C, r.param_gamma) for r in res.trace.itertuples()}
+    assert seen == {(c, g) for c in grid["C"] for g in grid["gamma"]}

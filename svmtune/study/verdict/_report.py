@@ -105,7 +105,9 @@ def write_report(
     outdir : path
         Created if missing.
     methods : sequence of str, optional
-        Order of the methods in the table and plots.
+        Order of the methods in the table and plots. A method with no stored cell yet may be
+        named beside others; names that match none of the results' methods (a typo) are
+        refused with a ValueError naming them and the stored ones.
     objectives : dict method -> str, optional
         The objective of each method (:func:`objective_labels`): the best-so-far plot shows
         one objective per panel.
@@ -121,6 +123,7 @@ def write_report(
         Name -> path of every file written (``"results"``, ``"summary"``,
         ``"summary_by_method"``, then one per plot).
     """
+    _check_methods(results, methods)
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
@@ -168,6 +171,24 @@ def write_report(
         stamp.write_text(json.dumps({"key": key, "files": {k: p.name for k, p in drawn.items()}}))
     paths.update(drawn)
     return paths
+
+
+def _check_methods(results: pd.DataFrame, methods: Sequence[str] | None) -> None:
+    """ValueError if ``methods`` is not a list of distinct names, or names none of the methods
+    of non-empty ``results`` (a typo would write an empty report). A method without stored
+    cells yet is allowed beside others that have some (a study half done)."""
+    if methods is None:
+        return
+    if isinstance(methods, str) or not all(isinstance(m, str) for m in methods):
+        raise ValueError(f"methods must be a list of method names; got {methods!r}")
+    repeated = sorted({m for m in methods if list(methods).count(m) > 1})
+    if repeated:
+        raise ValueError(f"methods must be distinct; repeated: {repeated}")
+    stored = list(dict.fromkeys(results["method"])) if "method" in results.columns else []
+    if stored and not set(methods) & set(stored):
+        raise ValueError(
+            f"methods {list(methods)} name none of the methods in the results ({stored})"
+        )
 
 
 def _plots_fingerprint(
