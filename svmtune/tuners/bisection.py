@@ -29,15 +29,17 @@ class Bisection(Tuner):
     ``C = (L + R) / 2`` on a linear scale, ``tol = 0.01`` (about 10 iterations). With
     ``log=True`` the midpoints are geometric and ``tol`` applies to ``ln R - ln L``.
 
-    Its search box is ``[low, high]`` for ``param`` (the paper's interval, whatever the default
-    or a study's box; :meth:`search_box`), the ``fixed`` values for the others.
+    Its search box is ``[low, high]`` for ``param``, unless a study's ``bounds`` name
+    ``param``: then it bisects that box, as every tuner searches it (:meth:`search_box`); the
+    ``fixed`` values for the others.
 
     Parameters
     ----------
     param : str, default "gamma"
         The parameter searched. Every other parameter of the search space must be in ``fixed``.
     low, high : float
-        The initial interval ``[L, R]``; inside the parameter's bounds.
+        The initial interval ``[L, R]``; inside the parameter's bounds. A study's ``bounds``
+        on ``param`` replace it.
     tol : float, default 0.01
     log : bool, default False
     fixed : mapping, optional
@@ -104,24 +106,42 @@ class Bisection(Tuner):
             )
         for name, value in fixed.items():
             space[name].check(value)
-        p = space[self.param]
-        lo, hi = p.check(self.low), p.check(self.high)
-        if not lo < hi:
+        for name, value in (("low", self.low), ("high", self.high)):
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            if not (ok and math.isfinite(value)):
+                raise ValueError(f"Bisection {name} must be a finite number; got {value!r}")
+        if not self.low < self.high:
             raise ValueError(
                 f"Bisection needs low < high; got low={self.low!r}, high={self.high!r}"
             )
-        if self.log and lo <= 0:
-            raise ValueError(f"log-scale bisection needs low > 0; got low={self.low!r}")
+        lo = space[self.param].low  # of the box: [low, high] or a study's bounds
+        if self.log and min(lo, self.low) <= 0:
+            raise ValueError(f"log-scale bisection needs low > 0; got low={min(lo, self.low)!r}")
         if not (isinstance(self.tol, int | float) and math.isfinite(self.tol) and self.tol > 0):
             raise ValueError(f"tol must be a positive number; got {self.tol!r}")
 
     def search_box(
         self, space: SearchSpace, *, bounds: Mapping[str, tuple[float, float]] | None = None
     ) -> SearchSpace:
-        """``param`` narrowed to ``[low, high]``; a study's ``bounds`` do not apply (the paper's
-        interval is part of the method)."""
+        """``param`` narrowed to ``bounds[param]`` when a study's ``bounds`` name it, else to
+        ``[low, high]`` (Fischetti's interval by default); the other parameters keep their
+        fixed values.
+
+        Examples
+        --------
+        >>> from svmtune.kernels import RBF
+        >>> from svmtune.objectives import LOOEstimate
+        >>> space = LOOEstimate(model="loo2").search_space(RBF())
+        >>> box = Bisection().search_box(space)
+        >>> (box["gamma"].low, box["gamma"].high)
+        (0.01, 1.0)
+        >>> box = Bisection().search_box(space, bounds={"gamma": (0.001, 10.0)})
+        >>> (box["gamma"].low, box["gamma"].high)
+        (0.001, 10.0)
+        """
         self._check_space(space)
-        return narrow(space, {self.param: (float(self.low), float(self.high))})
+        interval = (bounds or {}).get(self.param, (self.low, self.high))
+        return narrow(space, {self.param: (float(interval[0]), float(interval[1]))})
 
     def _mid(self, a: float, b: float) -> float:
         return math.sqrt(a * b) if self.log else 0.5 * (a + b)
@@ -141,7 +161,7 @@ class Bisection(Tuner):
         def V(t: float) -> Evaluation:
             return evaluate([{**fixed, self.param: t}])[0]
 
-        lo, hi = float(self.low), float(self.high)
+        lo, hi = float(space[self.param].low), float(space[self.param].high)
         mid = self._mid(lo, hi)
         V(lo)
         eC = V(mid)

@@ -79,7 +79,7 @@ def test_bad_options(toy):
         Bisection(param="sigma").tune(obj, X, y, kernel=RBF())
     with pytest.raises(ValueError, match="low < high"):
         Bisection(low=1.0, high=0.5).tune(obj, X, y, kernel=RBF())
-    with pytest.raises(ValueError, match="gamma=-1 is outside its bounds"):
+    with pytest.raises(ValueError, match=r"\(-1.0, 1.0\) reach outside the parameter's range"):
         Bisection(low=-1).tune(obj, X, y, kernel=RBF())
     with pytest.raises(ValueError, match="tol must be a positive"):
         Bisection(tol=0).tune(obj, X, y, kernel=RBF())

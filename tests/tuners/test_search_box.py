@@ -81,11 +81,18 @@ def test_every_kernel_width_gets_the_default_box_and_narrowed_kernels_keep_their
     assert "gamma" not in default_box(KFoldCV().search_space(RBF(gamma_bounds=(1e-5, 1e-2))))
 
 
-def test_bisection_keeps_the_paper_interval_whatever_the_box(blobs):
-    res = Bisection().tune(
-        LOOEstimate(), *blobs, kernel=RBF(), random_state=0, bounds={"gamma": (1e-3, 10.0)}
-    )
-    assert _box(res)["gamma"] == (0.01, 1.0)
+def test_bisection_bisects_a_study_box_and_the_paper_interval_without_one(blobs):
+    """A study's box on gamma is bisected as every tuner searches it; without one, Fischetti's
+    [0.01, 1] (or the tuner's own low/high); every point evaluated lies in the box."""
+    for bounds, box in [({"gamma": (1e-3, 10.0)}, (1e-3, 10.0)), (None, (0.01, 1.0))]:
+        res = Bisection(log=True).tune(
+            LOOEstimate(), *blobs, kernel=RBF(), random_state=0, bounds=bounds
+        )
+        assert _box(res)["gamma"] == box
+        gammas = res.trace["param_gamma"]
+        assert gammas.min() == box[0] and gammas.max() == box[1]
+    res = Bisection(low=0.1, high=0.5).tune(LOOEstimate(), *blobs, kernel=RBF(), random_state=0)
+    assert _box(res)["gamma"] == (0.1, 0.5)
 
 
 def test_grid_values_span_their_box(blobs):
@@ -158,12 +165,12 @@ def test_study_bounds_are_the_one_place_and_each_cell_stores_its_box(tmp_path):
     res = cells.set_index("method")
     assert res.loc["grid", "box"] == {"C": [0.1, 1000.0], "gamma": [0.01, 0.1]}
     assert res.loc["vns own", "box"]["gamma"] == [0.02, 0.2]
-    assert res.loc["bisection", "box"] == {"gamma": [0.01, 1.0]}
+    assert res.loc["bisection", "box"] == {"gamma": [0.01, 0.1]}  # the study's box
     shown = search_boxes(cells, methods=list(study.methods)).to_dict("records")
     assert shown == [
         {"method": "grid", "box": "C 0.1..1000, gamma 0.01..0.1", "cells": 1},
         {"method": "vns own", "box": "C 0.1..1000, gamma 0.02..0.2", "cells": 1},
-        {"method": "bisection", "box": "gamma 0.01..1", "cells": 1},
+        {"method": "bisection", "box": "gamma 0.01..0.1", "cells": 1},
     ]
     bad = Study("bad", datasets=["heart"], bounds={"sigma": (1.0, 2.0)}, methods=study.methods)
     with pytest.raises(ValueError, match=r"bounds name parameters \['sigma'\] that no method"):
