@@ -1,4 +1,5 @@
-"""Warnings of the solvers, without importing scikit-learn until one is raised.
+"""svmtune's warnings: the solvers' (without importing scikit-learn until one is raised) and
+the one deprecation warning, with its helper.
 
 The solvers warn with scikit-learn's :class:`~sklearn.exceptions.ConvergenceWarning` (so a
 user's ``warnings.filterwarnings(..., category=ConvergenceWarning)`` keeps working), but
@@ -12,7 +13,12 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["quiet_max_iter", "warn_not_converged"]
+__all__ = [
+    "SvmtuneDeprecationWarning",
+    "quiet_max_iter",
+    "warn_deprecated",
+    "warn_not_converged",
+]
 
 #: The start of the SMO max_iter warning (matched by :func:`quiet_max_iter`).
 MAX_ITER_PREFIX = "SMO stopped at max_iter"
@@ -50,3 +56,35 @@ def quiet_max_iter() -> Iterator[None]:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=MAX_ITER_PREFIX, category=UserWarning)
         yield
+
+
+class SvmtuneDeprecationWarning(FutureWarning):
+    """An option or function of svmtune to be removed: the one deprecation warning of the
+    package. A :class:`FutureWarning`, which Python shows by default, since the code that
+    uses a deprecated name is the user's (a study file, a script), not a library's."""
+
+
+def warn_deprecated(
+    what: str, *, since: str, removed_in: str, instead: str, stacklevel: int = 2
+) -> None:
+    """Warn that ``what`` is deprecated since version ``since`` and goes in ``removed_in``,
+    saying what to use ``instead`` (:class:`SvmtuneDeprecationWarning`). ``stacklevel`` as
+    :func:`warnings.warn`'s, counted from the caller of this function.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_deprecated("VNS(m=...)", since="0.1.0", removed_in="0.2.0", instead="max_evals")
+    >>> print(caught[0].message)
+    VNS(m=...) is deprecated since svmtune 0.1.0 and will be removed in 0.2.0; use max_evals
+    >>> caught[0].category.__name__
+    'SvmtuneDeprecationWarning'
+    """
+    warnings.warn(
+        f"{what} is deprecated since svmtune {since} and will be removed in {removed_in}; "
+        f"use {instead}",
+        SvmtuneDeprecationWarning,
+        stacklevel=stacklevel + 1,
+    )

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._validation import check_positive_int
+from svmtune._warnings import warn_deprecated
 from svmtune.objectives import Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
@@ -22,14 +22,16 @@ DEFAULT_VNS_EVALS = 100
 
 def deprecated_budget(tuner: Tuner, old: str, default: int) -> int:
     """The budget of a tuner whose old budget option ``old`` is kept as a deprecated alias of
-    ``max_evals`` (a FutureWarning when it is used; ``max_evals`` wins when both are given)."""
+    ``max_evals`` (a :class:`~svmtune._warnings.SvmtuneDeprecationWarning` when it is used;
+    ``max_evals`` wins when both are given)."""
     value = getattr(tuner, old)
     if value is not None:
         check_positive_int(value, old)
-        warnings.warn(
-            f"{tuner.name}({old}=...) is deprecated and will be removed in the next release; "
-            f"use max_evals={value!r} (the one budget name of every tuner)",
-            FutureWarning,
+        warn_deprecated(
+            f"{tuner.name}({old}=...)",
+            since="0.1.0",
+            removed_in="0.2.0",
+            instead=f"max_evals={value!r} (the one budget name of every tuner)",
             stacklevel=4,
         )
     if tuner.max_evals is not None:

@@ -181,10 +181,17 @@ def test_study_bounds_are_the_one_place_and_each_cell_stores_its_box(tmp_path):
 
 
 def test_max_evals_is_the_one_budget_and_the_old_names_are_deprecated(blobs):
-    with pytest.warns(FutureWarning, match=r"VNS\(m=\.\.\.\) is deprecated.*max_evals=4"):
+    from svmtune._warnings import SvmtuneDeprecationWarning
+
+    with pytest.warns(SvmtuneDeprecationWarning) as caught:
         res = VNS(m=4).tune(KFoldCV(k=3), *blobs, kernel=RBF(), random_state=0)
+    assert str(caught[0].message) == (
+        "VNS(m=...) is deprecated since svmtune 0.1.0 and will be removed in 0.2.0; use "
+        "max_evals=4 (the one budget name of every tuner)"
+    )
+    assert issubclass(SvmtuneDeprecationWarning, FutureWarning)  # shown to users by default
     assert res.n_evaluations == 4 and res.stopped_by == "max_evals"
-    with pytest.warns(FutureWarning, match=r"TPE\(n_trials=\.\.\.\) is deprecated"):
+    with pytest.warns(SvmtuneDeprecationWarning, match=r"TPE\(n_trials=\.\.\.\) is deprecated"):
         res = TPE(n_trials=5).tune(KFoldCV(k=3), *blobs, kernel=RBF(), random_state=0)
     assert res.n_evaluations == 5
     assert VNS()._budget() == 100 and TPE()._budget() == 50
