@@ -25,7 +25,7 @@ from svmtune.multiclass import couple_pairwise
 from svmtune.objectives import KFoldCV, LOOEstimate
 from svmtune.solvers.sigmoid import fit_sigmoid
 from svmtune.tuned_svc import check_combination, platt_sigmoid
-from svmtune.tuners import Bisection, Grid, Tuner
+from svmtune.tuners import Bisection, Grid
 
 SKIPPED = (
     {"skipped"},
@@ -303,7 +303,10 @@ def test_bad_options_fail_at_fit_naming_the_parts(heart, options, match) -> None
 
 def test_check_combination_is_the_same_check_without_data() -> None:
     assert check_combination(LOOEstimate(), Bisection(), RBF()).names == ("gamma",)
-    assert isinstance(Grid(), Tuner)
+    box = check_combination(KFoldCV(), Grid(), RBF())
+    assert [(p.name, p.low, p.high) for p in box] == [("C", 0.1, 1000.0), ("gamma", 0.001, 10.0)]
+    with pytest.raises(ValueError, match="tuner must be a svmtune Tuner; got 'grid'"):
+        check_combination(KFoldCV(), "grid", RBF())
     with pytest.raises(ValueError, match="cannot be tuned by"):
         check_combination(LOOEstimate(), Bisection(param="C"), RBF())
 
