@@ -143,17 +143,7 @@ class IncrementalGradient(GradientDescent):
         train = np.asarray(bound.folds[0][0])
         y = bound.y
         n = train.size
-        size = self.initial_size
-        n0 = int(round(size * n)) if isinstance(size, float) else int(size)
-        n0 = min(max(n0, 4), n)
-        # stratified first working set, the rest in random order
-        order = rng.permutation(train)
-        pos, neg = order[y[order] > 0], order[y[order] < 0]
-        k_pos = min(max(2, int(round(n0 * pos.size / n))), pos.size)
-        k_neg = min(max(2, n0 - k_pos), neg.size)
-        S = np.concatenate([pos[:k_pos], neg[:k_neg]])
-        queue = np.setdiff1d(order, S, assume_unique=True)
-        queue = order[np.isin(order, queue)]
+        S, queue = _first_working_set(train, y, self.initial_size, rng)
         used = 0  # how much of the queue has entered S
 
         def value(S_: NDArray[np.intp]) -> Any:
@@ -204,13 +194,7 @@ class IncrementalGradient(GradientDescent):
                     add = queue.size - used
                 new = queue[used : used + add]
                 used += new.size
-                S_next = np.concatenate([S[keep], new])
-                if np.unique(y[S_next]).size == 2 and np.all(
-                    np.bincount((y[S_next] > 0).astype(int), minlength=2) >= 2
-                ):
-                    S = S_next
-                elif new.size:
-                    S = np.concatenate([S, new])
+                S = _next_working_set(S, keep, new, y)
                 ev, g = gradient(S, x)
                 last = ev
         except _Stop:
@@ -218,3 +202,33 @@ class IncrementalGradient(GradientDescent):
         # the answer: the last point (its value is on the last working set)
         if last is not None and last.ok:
             evaluate.set_incumbent(last, final=True)
+
+
+def _first_working_set(
+    train: NDArray[np.intp], y: NDArray[np.float64], size: float | int, rng: np.random.Generator
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """The first working set (``size``: a fraction of the training points or a count, at least
+    4), stratified, at least 2 points of each class; and the other training points in the
+    random order they join it."""
+    n = train.size
+    n0 = int(round(size * n)) if isinstance(size, float) else int(size)
+    n0 = min(max(n0, 4), n)
+    order = rng.permutation(train)
+    pos, neg = order[y[order] > 0], order[y[order] < 0]
+    k_pos = min(max(2, int(round(n0 * pos.size / n))), pos.size)
+    k_neg = min(max(2, n0 - k_pos), neg.size)
+    S = np.concatenate([pos[:k_pos], neg[:k_neg]])
+    queue = np.setdiff1d(order, S, assume_unique=True)
+    return S, order[np.isin(order, queue)]
+
+
+def _next_working_set(
+    S: NDArray[np.intp], keep: NDArray[np.bool_], new: NDArray[np.intp], y: NDArray[np.float64]
+) -> NDArray[np.intp]:
+    """The points of ``S`` kept (near the margin) and the ``new`` ones; if that would leave a
+    class with fewer than 2 points, nothing is dropped."""
+    S_next = np.concatenate([S[keep], new])
+    counts = np.bincount((y[S_next] > 0).astype(int), minlength=2)
+    if np.all(counts >= 2):
+        return S_next
+    return np.concatenate([S, new]) if new.size else S
