@@ -366,3 +366,77 @@ def test_the_allow_list_names_only_present_offenders() -> None:
     }
     stale = [s for kind, hits in found.items() for s in _stale(kind, hits)]
     assert not stale, f"remove these fixed entries from ALLOWED: {stale}"
+
+
+# -- the checks themselves, on sources made up here ------------------------------------------
+def _function(source: str) -> tuple[ast.FunctionDef, list[str]]:
+    node = ast.parse(source).body[0]
+    assert isinstance(node, ast.FunctionDef)
+    return node, source.splitlines()
+
+
+def test_code_lines_leave_out_the_docstring_blanks_and_comments() -> None:
+    body = "\n".join(f"    x{i} = {i}" for i in range(81))
+    node, lines = _function(f'def f():\n    """Doc.\n\n    More."""\n\n    # note\n{body}\n')
+    assert code_lines(node, lines) == 81
+    node, lines = _function('def f():\n    """Only a docstring."""\n')
+    assert code_lines(node, lines) == 0
+
+
+def test_compiled_functions_are_recognised() -> None:
+    for decorator in ("njit", "njit(cache=True)", "numba.njit", "nb.jit(nopython=True)"):
+        node, _ = _function(f"@{decorator}\ndef f():\n    pass\n")
+        assert _is_compiled(node), decorator
+    node, _ = _function("@functools.cache\ndef f():\n    pass\n")
+    assert not _is_compiled(node)
+
+
+def test_a_cycle_through_three_modules_is_found_and_spelled_out() -> None:
+    def module(name: str, imports: dict[str, int]) -> Module:
+        return Module(name, PACKAGE / "x.py", ast.parse(""), 0, imports)
+
+    graph = {
+        "svmtune.a": module("svmtune.a", {"svmtune.b": 3}),
+        "svmtune.b": module("svmtune.b", {"svmtune.c": 4}),
+        "svmtune.c": module("svmtune.c", {"svmtune.a": 5, "svmtune.d": 6}),
+        "svmtune.d": module("svmtune.d", {}),
+    }
+    assert _cycles(graph) == [["svmtune.a", "svmtune.b", "svmtune.c"]]
+    steps = _cycle_path(graph, ["svmtune.a", "svmtune.b", "svmtune.c"])
+    assert steps == [
+        "svmtune/x.py:3 imports svmtune.b",
+        "svmtune/x.py:4 imports svmtune.c",
+        "svmtune/x.py:5 imports svmtune.a",
+    ]
+    del graph["svmtune.c"].imports["svmtune.a"]
+    assert _cycles(graph) == []
+
+
+def test_imports_resolve_relative_names_and_submodules() -> None:
+    tree = ast.parse(
+        "from . import _claims\nfrom ..run import _cell\nimport svmtune.kernels\n"
+        "from svmtune.objectives import KFoldCV\n"
+    )
+    me = Module("svmtune.study.store._storage", PACKAGE / "study/store/_storage.py", tree, 4)
+    known = {
+        "svmtune.study.store._claims",
+        "svmtune.study.run._cell",
+        "svmtune.kernels",
+        "svmtune.objectives",
+        "svmtune.objectives.kfold",
+    }
+    assert _imports(me, known) == {
+        "svmtune.study.store._claims": 1,
+        "svmtune.study.run._cell": 2,
+        "svmtune.kernels": 3,
+        "svmtune.objectives": 4,
+    }
+
+
+def test_private_means_below_a_package_or_a_private_top_module() -> None:
+    assert _private_part("svmtune.objectives._base") == "_base"
+    assert _private_part("svmtune.study.store._records") == "_records"
+    assert _private_part("svmtune._probability") == "_probability"
+    assert _private_part("svmtune._validation") is None  # a helper
+    assert _private_part("svmtune.objectives") is None
+    assert _private_part("svmtune.tuners.grid") is None

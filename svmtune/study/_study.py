@@ -295,7 +295,8 @@ class Study:
         ----------
         n_jobs : int, default 1
             Parallel cells through joblib (``-1``: all cores, or all dask workers inside
-            ``joblib.parallel_config(backend="dask")``).
+            ``joblib.parallel_config(backend="dask")``); at most one process per cell to run
+            is started. 0 is refused.
         storage : str, optional
             SQLAlchemy URL; overrides the study's ``storage``. The URL used is kept in
             ``storage_`` for later reads (``results()``, ``traces()``, ``summary()``).

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import copy
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
 from svmtune._validation import check_positive_int
-from svmtune.objectives import Evaluation, Objective, Status
+from svmtune.objectives import Objective
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import narrow
@@ -22,6 +22,7 @@ from svmtune.tuners._optuna_export import (
     open_study,
     quiet,
 )
+from svmtune.tuners._optuna_trials import grid_names, reporter, tell
 from svmtune.tuners.vns import deprecated_budget
 
 __all__ = ["TPE", "OptunaTuner", "RandomSearch", "tpe_startup_trials"]
@@ -129,42 +130,12 @@ class _OptunaSearch(Tuner):
                 if self.pruner is None:
                     ev = evaluate([trial.params])[0]
                 else:
-                    ev = evaluate.evaluate_steps(trial.params, _reporter(trial))
+                    ev = evaluate.evaluate_steps(trial.params, reporter(trial))
                 for name in COST_ATTRS:
                     trial.set_user_attr(name, getattr(ev.cost, name))
                 trial.set_user_attr("status", str(ev.status))
-                if not _tell(study, trial, ev):
+                if not tell(study, trial, ev):
                     return
-
-
-def _tell(study: Any, trial: Any, ev: Evaluation) -> bool:
-    """Tell the study the trial's outcome; False if the sampler ends the search (a
-    ``GridSampler`` whose grid is done calls ``study.stop()``, which only works inside
-    ``study.optimize``: the trial is stored all the same, and the search ends here)."""
-    from optuna.trial import TrialState
-
-    try:
-        if ev.ok:
-            study.tell(trial, ev.value)
-        elif ev.status is Status.PRUNED:
-            study.tell(trial, state=TrialState.PRUNED)
-        else:
-            study.tell(trial, state=TrialState.FAIL)
-    except RuntimeError as exc:
-        if "Study.stop" not in str(exc):
-            raise
-        return False
-    return True
-
-
-def _reporter(trial: Any) -> Callable[[int, float], bool]:
-    """The ``report`` callback of a step-wise evaluation: Optuna's report/should_prune."""
-
-    def report(step: int, value: float) -> bool:
-        trial.report(value, step)
-        return bool(trial.should_prune())
-
-    return report
 
 
 _COMMON_DOC = """
@@ -282,7 +253,7 @@ class OptunaTuner(_OptunaSearch):
                     "sampler_options apply to a sampler class; the sampler given is an instance "
                     f"({s!r})"
                 )
-        grid = self._grid_names()
+        grid = grid_names(self.sampler, self.sampler_options)
         missing = [] if grid is None else [n for n in space.names if n not in grid]
         if missing:
             raise ValueError(
@@ -290,20 +261,6 @@ class OptunaTuner(_OptunaSearch):
                 f"it lacks {missing} (it names {sorted(grid or ())}, the tuner searches "
                 f"{list(space.names)})"
             )
-
-    def _grid_names(self) -> set[str] | None:
-        """The parameters an Optuna ``GridSampler`` (instance, or class with its
-        ``search_space`` in ``sampler_options``) has values for; None for another sampler."""
-        from optuna.samplers import GridSampler
-
-        s = self.sampler
-        if isinstance(s, GridSampler):
-            grid = getattr(s, "_search_space", None)
-        elif isinstance(s, type) and issubclass(s, GridSampler):
-            grid = dict(self.sampler_options or {}).get("search_space")
-        else:
-            return None
-        return set(grid) if isinstance(grid, Mapping) else None
 
     def _new_sampler(self, seed: int, budget: int) -> Any:
         import warnings
