@@ -55,7 +55,7 @@ def record(split: int = 0, **kw) -> CellRecord:
 
 @pytest.fixture
 def store(tmp_path):
-    s = Storage(f"sqlite:///{tmp_path / 'sub' / 'dir' / 's.db'}")  # directories are created
+    s = Storage(f"sqlite:///{tmp_path / 'sub' / 's.db'}")  # the file's folder is created
     yield s
     s.close()
 
