@@ -179,6 +179,16 @@ CARRIZOSA_TABLE3: dict[str, tuple[float, float, float, float, float, float]] = {
     "flare-solar": (34.50, -0.50, 3.50, 34.50, 0.04, 3.32),
     "breast-cancer": (29.87, 3.50, 7.00, 28.57, 1.75, 5.83),
 }
+#: Table 2: (training size, test size, view sizes d_t) of the multiple-kernel data sets.
+CARRIZOSA_TABLE2: dict[str, tuple[int, int, tuple[int, ...]]] = {
+    "pendigitEO": (7494, 3498, (16, 16, 64, 256)),
+    "pendigitSL": (7494, 3498, (16, 16, 64, 256)),
+    "mfeatEO4": (1333, 667, (76, 64, 240, 47)),
+    "mfeatEO6": (1333, 667, (76, 64, 240, 47, 216, 6)),
+    "mfeatSL4": (1333, 667, (76, 64, 240, 47)),
+    "mfeatSL6": (1333, 667, (76, 64, 240, 47, 216, 6)),
+    "addata": (2186, 1093, (457, 495, 472, 111, 19)),
+}
 #: Table 4 (linear base kernels, model (10)): p, then the 12 methods of Gonen and Alpaydin
 #: ("InGonAlp") best / median / worst test error %, then nested VNS's test error % and rank
 #: among the 13 methods.
