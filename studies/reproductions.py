@@ -337,7 +337,7 @@ def _carrizosa_mkl_versions() -> list[list[str]]:
             )
             continue
         ours = [len(g) for g in load_groups(name)]
-        n = int(mfeat_info(name)["rows"])  # type: ignore[call-overload]
+        n = mfeat_info(name).rows
         size = f"{tr} + {n - tr} of {n}, d = {sum(ours)} ({', '.join(map(str, ours))})"
         rows.append(["Carrizosa MKL", name, f"`{name}`", paper, size, "same"])
     return rows

@@ -274,7 +274,7 @@ def n_rows(name: str) -> int:
     (270, 768)
     """
     if isinstance(name, str) and name in MFEAT_TASKS:
-        return int(mfeat_info(name)["rows"])  # type: ignore[call-overload]
+        return mfeat_info(name).rows
     return SOURCES[resolve(name).source].rows
 
 
@@ -318,18 +318,17 @@ def list_datasets() -> pd.DataFrame:
                 }
             )
     for name in MFEAT_TASKS:
-        info = mfeat_info(name)
-        views = info["views"]
+        mf = mfeat_info(name)
         records.append(
             {
                 "name": name,
                 "alias_of": "",
-                "rows": info["rows"],
-                "features": info["features"],
-                "raw_features": info["features"],
-                "positives": info["positives"],
+                "rows": mf.rows,
+                "features": mf.features,
+                "raw_features": mf.features,
+                "positives": mf.positives,
                 "positive_class": "even digits" if "EO" in name else "digits 0-4",
-                "source": ", ".join(f"mfeat-{v}.csv" for v in views),  # type: ignore[attr-defined]
+                "source": ", ".join(f"mfeat-{v}.csv" for v in mf.views),
                 "papers": "Carrizosa et al. 2014 (Tables 2, 4, 5)",
             }
         )

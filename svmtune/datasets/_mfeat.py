@@ -19,11 +19,12 @@ from __future__ import annotations
 import gzip
 from functools import cache
 from importlib import resources
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MFEAT_TASKS", "MFEAT_VIEWS", "load_mfeat", "mfeat_groups", "mfeat_info"]
+__all__ = ["MFEAT_TASKS", "MFEAT_VIEWS", "MfeatInfo", "load_mfeat", "mfeat_groups", "mfeat_info"]
 
 #: The six views: name -> (what it holds, number of columns), in the paper's Table 2 order.
 MFEAT_VIEWS: dict[str, tuple[str, int]] = {
@@ -70,24 +71,39 @@ def _view(view: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     return X, digits
 
 
-def mfeat_info(name: str) -> dict[str, object]:
+class MfeatInfo(NamedTuple):
+    """What an mfeat task is: its size, its views and the digits labelled +1."""
+
+    rows: int
+    features: int
+    positives: int
+    views: tuple[str, ...]
+    positive_digits: tuple[int, ...]
+
+
+def mfeat_info(name: str) -> MfeatInfo:
     """What a task is, without reading the data: rows, features, positives, views, +1 digits.
+
+    Raises
+    ------
+    ValueError
+        For a name that is not an mfeat task, listing the valid ones.
 
     Examples
     --------
     >>> from svmtune.datasets import mfeat_info
     >>> info = mfeat_info("mfeatEO4")
-    >>> info["rows"], info["features"], info["positives"], info["views"]
+    >>> info.rows, info.features, info.positives, info.views
     (2000, 427, 1000, ('fou', 'kar', 'pix', 'zer'))
     """
     positive, views = MFEAT_TASKS[_check_task(name)]
-    return {
-        "rows": _ROWS,
-        "features": sum(MFEAT_VIEWS[v][1] for v in views),
-        "positives": _ROWS // 10 * len(positive),
-        "views": views,
-        "positive_digits": positive,
-    }
+    return MfeatInfo(
+        rows=_ROWS,
+        features=sum(MFEAT_VIEWS[v][1] for v in views),
+        positives=_ROWS // 10 * len(positive),
+        views=views,
+        positive_digits=positive,
+    )
 
 
 def load_mfeat(name: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

@@ -40,7 +40,7 @@ def test_shapes_labels_and_views_are_the_readmes(name):
     np.testing.assert_array_equal(np.sort(cols), np.arange(X.shape[1]))  # disjoint, cover all
     assert n_rows(name) == 2000
     info = mfeat_info(name)
-    assert (info["rows"], info["features"], info["positives"]) == (2000, sum(views), 1000)
+    assert (info.rows, info.features, info.positives) == (2000, sum(views), 1000)
 
 
 def test_each_group_is_its_view_file_column_for_column():
