@@ -243,8 +243,10 @@ def section(res: pd.DataFrame, *, n_splits: int = N_SPLITS) -> list[str]:
         "and widths in [2^-12, 2^12] (linear weights up to 2^6). Test error in percent. The "
         "paper reports one split; InGonAlp are the 12 methods of Gonen and Alpaydin (2011), "
         "whose results the paper reports as best / median / worst, so our rank among the 13 is "
-        "a range unless we beat the best or lose to the worst. pendigits and addata are not "
-        "bundled (not available offline): their rows are the paper's only.",
+        "a range unless we beat the best or lose to the worst; (n) is the number of "
+        'realizations run, "not run" a cell not computed yet (the same command resumes '
+        "them; the full run is 60 tuning runs of 600 evaluations). pendigits and addata are "
+        "not bundled (not available offline): their rows are the paper's only.",
         "",
     ]
     headers = [
