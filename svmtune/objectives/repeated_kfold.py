@@ -109,8 +109,14 @@ class _BoundRepeatedKFoldCV(_BoundKFoldCV):
             seed = np.random.SeedSequence(int(seed.integers(2**63)))
         elif not isinstance(seed, np.random.SeedSequence):
             seed = np.random.SeedSequence(int(seed))
+        # The children seed.spawn() would give, without advancing a caller's SeedSequence (so
+        # binding twice with one SeedSequence gives the same folds).
+        children = [
+            np.random.SeedSequence(seed.entropy, spawn_key=(*seed.spawn_key, r))
+            for r in range(int(o.repeats))
+        ]
         folds = []
-        for child in seed.spawn(int(o.repeats)):
+        for child in children:
             folds += stratified_kfold(self.y, int(o.k), child)
         self.folds = folds
         self._seeds = [deque(maxlen=int(o.max_seeds)) for _ in folds]

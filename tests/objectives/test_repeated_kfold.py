@@ -59,6 +59,17 @@ def test_seeded_value_matches_the_definition():
         assert ev.value == ev.info["errors"] / (5 * len(y))
 
 
+def test_one_seed_sequence_gives_the_same_folds_every_time():
+    X, y = _data()
+    ss = np.random.SeedSequence(11)
+    a = RepeatedKFoldCV(random_state=ss).bind(X, y, kernel=RBF()).folds
+    b = RepeatedKFoldCV(random_state=ss).bind(X, y, kernel=RBF()).folds
+    c = RepeatedKFoldCV(random_state=11).bind(X, y, kernel=RBF()).folds
+    for (_, va), (_, vb), (_, vc) in zip(a, b, c, strict=True):
+        np.testing.assert_array_equal(va, vb)
+        np.testing.assert_array_equal(va, vc)
+
+
 @pytest.mark.parametrize("bad", [0, -1, 2.5, True])
 def test_bad_repeats_named(bad):
     X, y = _data()
