@@ -34,8 +34,9 @@ training part of ``MKL_TRAIN`` points and the rest for testing, 5-fold CV:
 Sizes and budgets (to run in about 15 minutes on 2 cores): the paper's m_1 = 100, m_2 = 500
 for models (13) and (8) with ``MKL_TRAIN = 400`` training points (the paper: 1333-7494); for the
 linear model m = (50, 150) with 300 points. The paper used 5 x 2-fold CV for these tables;
-we use 5-fold CV throughout. Our grouped sets are not the paper's (pendigits with 352 features
-in four representations, mfeat, addata), so its Tables 4-5 are context, not targets.
+we use 5-fold CV throughout. These grouped sets are not the paper's, so these tables are
+context; the paper's own protocol on its mfeat tasks (Tables 4-5, 5 x 2-fold CV) is
+``studies/carrizosa2014_mkl.py``.
 
     svmtune run studies/carrizosa2014.py
 

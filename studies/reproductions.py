@@ -318,8 +318,29 @@ def versions_section() -> list[str]:
                 info.note or "same",
             ]
         )
+    rows += _carrizosa_mkl_versions()
     headers = ["paper", "data set", "bundled", "paper: size", "ours: size", "difference"]
     return lines + md_table(headers, rows)
+
+
+def _carrizosa_mkl_versions() -> list[list[str]]:
+    """Carrizosa's Table 2 (the multiple-kernel data): mfeat is bundled with its views;
+    pendigits (in its four representations) and addata are not available offline."""
+    from svmtune.datasets import load_groups, mfeat_info
+
+    rows = []
+    for name, (tr, te, dt) in P.CARRIZOSA_TABLE2.items():
+        paper = f"{tr} + {te}, d = {sum(dt)} ({', '.join(map(str, dt))})"
+        if not name.startswith("mfeat"):
+            rows.append(
+                ["Carrizosa MKL", name, "not bundled (not available offline)", paper, "", ""]
+            )
+            continue
+        ours = [len(g) for g in load_groups(name)]
+        n = mfeat_info(name).rows
+        size = f"{tr} + {n - tr} of {n}, d = {sum(ours)} ({', '.join(map(str, ours))})"
+        rows.append(["Carrizosa MKL", name, f"`{name}`", paper, size, "same"])
+    return rows
 
 
 # -- Fischetti (2016), Table 2 -------------------------------------------------------------------
@@ -749,6 +770,16 @@ def carrizosa_section(st: Studies) -> tuple[list[str], dict[str, Any]]:
     return lines, {"splits": n}
 
 
+# -- Carrizosa et al. (2014), Tables 4-5 --------------------------------------------------------
+def carrizosa_mkl_section(st: Studies) -> list[str]:
+    """Tables 4-5 from the cells ``studies/carrizosa2014_mkl.py`` stored beside this page's
+    studies (that study runs by its own command: hours of CPU, see its docstring)."""
+    mod = _module("carrizosa2014_mkl")
+    results = Path(str(st.carrizosa.storage).removeprefix("sqlite:///")).parent
+    studies = mod.make_studies(f"sqlite:///{results / 'carrizosa2014-mkl'}.db")
+    return list(mod.section(mod.results(studies)))
+
+
 # -- Adankon et al., Table 1 ---------------------------------------------------------------------
 ADANKON_OURS = ("5-fold CV + grid", "Platt full + GD", "Platt approx + GD", "Platt incremental")
 
@@ -912,6 +943,8 @@ def write_page(st: Studies, scale: Scale, out: Path) -> str:
     for key, part in zip(("fischetti", "franc", "carrizosa", "adankon"), parts, strict=True):
         lines, meta[key] = part()
         body += lines
+        if key == "carrizosa":
+            body += carrizosa_mkl_section(st)
     head = [
         "# Reproductions: the papers' tables beside ours",
         "",

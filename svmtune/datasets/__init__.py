@@ -9,11 +9,14 @@
   :func:`holdout_split` (stratified holdout); :func:`stratified_kfold` for k-fold indices;
   :func:`standardize` and :func:`restrict_groups` underneath.
 
-The data files are ``data/*.dat.gz``; UCI data is under CC BY 4.0 (cite the UCI repository and
-KEEL, Alcala-Fdez et al. 2011). See ``data/README.md``.
+``mfeatEO4``, ``mfeatEO6``, ``mfeatSL4``, ``mfeatSL6`` are the UCI multiple-features digits
+(views in ``data/mfeat-*.csv.gz``; :func:`load_groups` gives the views, :func:`mfeat_info` the
+sizes). The KEEL data files are ``data/*.dat.gz``; UCI data is under CC BY 4.0 (cite the UCI
+repository and KEEL, Alcala-Fdez et al. 2011). See ``data/README.md``.
 """
 
 from svmtune.datasets._load import feature_names, list_datasets, load, load_groups, n_rows
+from svmtune.datasets._mfeat import mfeat_info
 from svmtune.datasets._splits import (
     Split,
     fischetti_indices,
@@ -37,6 +40,7 @@ __all__ = [
     "list_datasets",
     "load",
     "load_groups",
+    "mfeat_info",
     "n_rows",
     "ratsch_indices",
     "ratsch_split",

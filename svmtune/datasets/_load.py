@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from svmtune.datasets._mfeat import MFEAT_TASKS, load_mfeat, mfeat_groups, mfeat_info
 from svmtune.datasets._registry import ALIASES, DATASETS, SOURCES, Source, resolve
 
 __all__ = ["feature_names", "list_datasets", "load", "load_groups"]
@@ -189,6 +190,8 @@ def load(name: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     >>> X.shape, int((y == 1).sum())
     ((270, 23), 120)
     """
+    if isinstance(name, str) and name in MFEAT_TASKS:  # the mfeat views (svmtune.datasets._mfeat)
+        return load_mfeat(name)
     info = resolve(name)
     X, y = _dataset(info.name)
     return X.copy(), y.copy()
@@ -208,7 +211,7 @@ def feature_names(name: str) -> list[str]:
 
 def _with_groups() -> list[str]:
     return sorted(
-        [d.name for d in DATASETS.values() if SOURCES[d.source].groups]
+        [*MFEAT_TASKS, *(d.name for d in DATASETS.values() if SOURCES[d.source].groups)]
         + [s.file for s in SOURCES.values() if s.groups and s.file not in DATASETS]
     )
 
@@ -223,6 +226,8 @@ def load_groups(name: str) -> list[NDArray[np.intp]]:
     - ``optdigits-*``: the four 4x4 quadrants of the 8x8 image (top-left, top-right,
       bottom-left, bottom-right), 16 pixels each.
     - ``penbased-*``: the 8 x coordinates, then the 8 y coordinates of the pen trajectory.
+    - ``mfeat*``: the views of the UCI multiple-features digits (Fourier, Karhunen-Loeve, pixel,
+      Zernike; then profile correlations and morphological for the ``6`` tasks).
 
     The source names ``"optdigits"`` and ``"penbased"`` are accepted too. The split functions
     drop constant columns (optdigits has some); re-index the groups with
@@ -239,6 +244,8 @@ def load_groups(name: str) -> list[NDArray[np.intp]]:
     >>> [len(g) for g in load_groups("spambase")]
     [48, 6, 3]
     """
+    if isinstance(name, str) and name in MFEAT_TASKS:
+        return mfeat_groups(name)
     if isinstance(name, str) and name in SOURCES and name not in DATASETS and name not in ALIASES:
         src = SOURCES[name]
     else:
@@ -266,6 +273,8 @@ def n_rows(name: str) -> int:
     >>> n_rows("heart"), n_rows("diabetis")
     (270, 768)
     """
+    if isinstance(name, str) and name in MFEAT_TASKS:
+        return mfeat_info(name).rows
     return SOURCES[resolve(name).source].rows
 
 
@@ -308,4 +317,19 @@ def list_datasets() -> pd.DataFrame:
                     "papers": info.papers,
                 }
             )
+    for name in MFEAT_TASKS:
+        mf = mfeat_info(name)
+        records.append(
+            {
+                "name": name,
+                "alias_of": "",
+                "rows": mf.rows,
+                "features": mf.features,
+                "raw_features": mf.features,
+                "positives": mf.positives,
+                "positive_class": "even digits" if "EO" in name else "digits 0-4",
+                "source": ", ".join(f"mfeat-{v}.csv" for v in mf.views),
+                "papers": "Carrizosa et al. 2014 (Tables 2, 4, 5)",
+            }
+        )
     return pd.DataFrame.from_records(records)

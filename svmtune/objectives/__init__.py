@@ -20,5 +20,6 @@ __all__ = [
     "Stopwatch",
 ]
 from svmtune.objectives.platt import PlattError  # noqa: E402
+from svmtune.objectives.repeated_kfold import RepeatedKFoldCV  # noqa: E402
 
-__all__ += ["PlattError"]
+__all__ += ["PlattError", "RepeatedKFoldCV"]
