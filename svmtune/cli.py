@@ -29,6 +29,17 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
     from svmtune.datasets import list_datasets
 
+    if getattr(args, "suite", False):
+        from svmtune.datasets import suite_table
+
+        suite = suite_table()
+        print(suite.to_string(index=False))
+        print(
+            f"{len(suite)} problems from {suite['base'].nunique()} base data sets; selection "
+            "rule: svmtune.datasets._suite (docs/comparison.md)"
+        )
+        return 0
+
     table = list_datasets().drop(columns=["source"])
     table = table.rename(columns={"raw_features": "raw", "positive_class": "positive class"})
     table["positive class"] = table["positive class"].str.slice(0, 14)
@@ -327,6 +338,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"svmtune {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("datasets", help="list the bundled real data sets")
+    p.add_argument(
+        "--suite",
+        action="store_true",
+        help="list the benchmark suite instead (its problems, sizes in use, imbalance)",
+    )
     p.set_defaults(func=_cmd_datasets)
 
     p = sub.add_parser(
