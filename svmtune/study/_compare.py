@@ -12,12 +12,14 @@ each method with a baseline. The tests are scipy's and scikit-posthocs'.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from svmtune.study._bayes import ROPE
 from svmtune.study._profiles import normalized_scores
 from svmtune.study._significance import (
     HypothesisTest,
@@ -31,6 +33,7 @@ __all__ = ["COST_COLUMNS", "MISSING_POLICIES", "Comparison", "HypothesisTest", "
 COST_COLUMNS = ("cpu_s", "wall_s", "kernel_evals", "iterations", "n_evaluations")
 #: What :func:`compare` does with a cell that did not finish ok (failed, timeout, not run).
 MISSING_POLICIES = ("drop", "worst")
+_BAYES_COLUMNS = ["method", "p_better", "p_rope", "p_worse", "verdict"]
 
 
 @dataclass
@@ -73,6 +76,11 @@ class Comparison:
         What the tests left out, in words (missing cells, dropped data sets).
     notes : list of str
         Why a test was not applicable.
+    per_split : DataFrame
+        (data set, split) x method test errors the tests use (``errors`` is its mean per data
+        set).
+    rho : dict
+        Data set -> test fraction of its splits (the correlated t-test's correlation).
     """
 
     table: pd.DataFrame
@@ -91,6 +99,8 @@ class Comparison:
     missing: str
     left_out: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    per_split: pd.DataFrame = field(default_factory=pd.DataFrame)
+    rho: dict[str, float] = field(default_factory=dict)
 
     @property
     def methods(self) -> list[str]:
@@ -122,37 +132,57 @@ class Comparison:
         return out
 
     def bayesian_signed_rank(
-        self, *, rope: float = 0.01, nsamples: int = 10000, random_state: int = 0
+        self, *, rope: float = ROPE, nsamples: int = 50000, random_state: int = 0
     ) -> pd.DataFrame:
         """Benavoli et al.'s Bayesian signed-rank test of every method against the baseline
-        over the data sets ("Time for a change", JMLR 2017), with baycomp (optional:
-        ``pip install baycomp``).
+        over the data sets ("Time for a change", JMLR 2017; :func:`svmtune.study._bayes.
+        signed_rank`, numpy only, equal to baycomp's on the same seed).
 
         Returns one row per other method: ``p_better`` (its mean test error is lower than the
         baseline's by more than ``rope``), ``p_rope`` (within ``rope``: practically
-        equivalent) and ``p_worse``. ``rope`` is in test-error units (0.01 = one point); the
-        probabilities are Monte Carlo estimates from ``nsamples`` Dirichlet draws (seeded).
+        equivalent), ``p_worse``, and ``verdict`` (the one of better / equivalent / worse whose
+        probability reaches 0.95, else undecided). ``rope`` is in test-error units (0.01 = one
+        point); the probabilities are Monte Carlo estimates from ``nsamples`` Dirichlet draws
+        seeded by ``random_state``, the same on every machine.
         """
-        try:
-            from baycomp import SignedRankTest
-        except ImportError as exc:
-            raise ImportError(
-                "the Bayesian signed-rank test needs baycomp: pip install baycomp"
-            ) from exc
-        if not (isinstance(rope, float | int) and rope >= 0):
-            raise ValueError(f"rope must be a non-negative number; got {rope!r}")
-        base = (1.0 - self.errors[self.baseline]).to_numpy()
+        from svmtune.study._bayes import signed_rank, verdict_word
+
         rows = []
         for m in self.ranks.index:
             if m == self.baseline:
                 continue
-            acc = (1.0 - self.errors[m]).to_numpy()
-            p = SignedRankTest.probs(
-                acc, base, rope=rope, nsamples=nsamples, random_state=random_state
-            )
-            better, eq, worse = (p[0], p[1], p[2]) if len(p) == 3 else (p[0], 0.0, p[1])
-            rows.append({"method": m, "p_better": better, "p_rope": eq, "p_worse": worse})
-        return pd.DataFrame(rows).set_index("method").astype(float)
+            p = signed_rank(
+                self.errors[m], self.errors[self.baseline], rope=rope, nsamples=nsamples,
+                seed=random_state,
+            )  # fmt: skip
+            rows.append(
+                {"method": m, "p_better": p[0], "p_rope": p[1], "p_worse": p[2],
+                 "verdict": verdict_word(*p)}
+            )  # fmt: skip
+        return pd.DataFrame(rows, columns=_BAYES_COLUMNS).set_index("method")
+
+    def per_dataset(self, *, rope: float = ROPE) -> pd.DataFrame:
+        """Every method against the baseline on each data set, over its splits: the mean
+        difference of test error, Wilcoxon's signed-rank p-value over the splits (exact, zero
+        differences split), and Benavoli et al.'s Bayesian correlated t-test (``rho`` = the
+        test fraction ``n_test / (n_train + n_test)`` of the data set's cells, Nadeau and
+        Bengio's correction) with its verdict. The statistics a study of 2-4 data sets has.
+
+        Returns
+        -------
+        DataFrame indexed by (dataset, method): ``splits``, ``mean_diff`` (method minus
+        baseline), ``wilcoxon_p``, ``p_better``, ``p_rope``, ``p_worse``, ``verdict``.
+        """
+        from svmtune.study._bayes import per_dataset_tests
+
+        return per_dataset_tests(self.per_split, self.baseline, rho=self.rho, rope=rope)
+
+    @property
+    def has_rank_tests(self) -> bool:
+        """Whether the tests across data sets ran (Friedman, Nemenyi's critical difference):
+        at least 5 data sets and 3 methods. A critical-difference diagram is drawn only then;
+        smaller studies get :meth:`per_dataset` instead."""
+        return bool(self.friedman.applicable) and not math.isnan(self.critical_difference)
 
     def significantly_different(self, a: str, b: str) -> bool | None:
         """Whether the Nemenyi test separates methods ``a`` and ``b`` at ``alpha`` (None when
@@ -438,4 +468,16 @@ def compare(
         missing=missing,
         left_out=left_out,
         notes=notes,
+        per_split=per_split,
+        rho=_test_fractions(results),
     )
+
+
+def _test_fractions(results: pd.DataFrame) -> dict[str, float]:
+    """Data set -> mean ``n_test / (n_train + n_test)`` of its cells (0.3 when not stored)."""
+    if not {"n_train", "n_test"} <= set(results.columns):
+        return {}
+    n_tr = pd.to_numeric(results["n_train"], errors="coerce")
+    n_te = pd.to_numeric(results["n_test"], errors="coerce")
+    frac = (n_te / (n_tr + n_te)).groupby(results["dataset"]).mean().dropna()
+    return {str(d): float(v) for d, v in frac.items()}
