@@ -253,7 +253,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # the figures are drawn in two processes where the cells ran in local ones
     draw_jobs = 1 if args.scheduler or n_jobs == 1 else 2
     paths = write_report(
-        results, traces, outdir, methods=methods, objectives=objectives, n_jobs=draw_jobs
+        results,
+        traces,
+        outdir,
+        methods=methods,
+        objectives=objectives,
+        n_jobs=draw_jobs,
+        baseline=study.baseline,
     )
     paths.update(_extra_figures(figures, study, outdir))
     stop_local_workers()  # idle now; at exit they would be stopped one by one, slowly
@@ -296,6 +302,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             expected = study.cell_keys()
             methods = list(study.methods)
             objectives = objective_labels(study.definition()["methods"])
+            baseline = study.baseline
         else:
             names = store.study_names()
             if args.study:
@@ -319,11 +326,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
             expected = _expected_cells(definition)
             methods = list(definition.get("methods", {})) or list(dict.fromkeys(results["method"]))
             objectives = objective_labels(definition.get("methods", {}))
+            baseline = definition.get("baseline")
     finally:
         store.close()
     missing = _missing(expected, results, snap.running)
     outdir = Path(args.output) if args.output else Path("results") / name
-    paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
+    paths = write_report(
+        results, traces, outdir, methods=methods, objectives=objectives, baseline=baseline
+    )
     if study is not None:
         paths.update(_extra_figures(figures, study, outdir))
     _print_report(name, url, results, paths, methods, snap.running, missing)
