@@ -26,12 +26,19 @@ from svmtune.datasets._splits import (
     stratified_kfold,
 )
 from svmtune.datasets._standardize import Standardized, restrict_groups, standardize
-from svmtune.datasets._suite import SUITE, load_problem, suite_problems, suite_table
+from svmtune.datasets._suite import (
+    SUITE,
+    SuiteLoader,
+    load_problem,
+    suite_problems,
+    suite_table,
+)
 
 __all__ = [
     "SUITE",
     "Split",
     "Standardized",
+    "SuiteLoader",
     "feature_names",
     "fischetti_indices",
     "fischetti_split",

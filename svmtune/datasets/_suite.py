@@ -41,7 +41,15 @@ from numpy.typing import NDArray
 from svmtune.datasets._load import load
 from svmtune.datasets._registry import DATASETS, SOURCES
 
-__all__ = ["MAX_IMBALANCE", "MAX_ROWS", "SUITE", "load_problem", "suite_problems", "suite_table"]
+__all__ = [
+    "MAX_IMBALANCE",
+    "MAX_ROWS",
+    "SUITE",
+    "SuiteLoader",
+    "load_problem",
+    "suite_problems",
+    "suite_table",
+]
 
 #: Rows a problem keeps (rule 4): larger sets are stratified-subsampled to this many.
 MAX_ROWS = 600
@@ -159,6 +167,34 @@ def load_problem(name: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         raise ValueError(f"unknown suite problem {name!r}; the suite is {list(SUITE)}")
     X, y = _problem_arrays(name)
     return X.copy(), y.copy()
+
+
+@dataclass(frozen=True)
+class SuiteLoader:
+    """A study's loader of one suite problem: ``SuiteLoader("mushroom")()`` is
+    ``load_problem("mushroom")``. Picklable, and it knows its size (``n_rows``), so a study
+    can start its longest cells first.
+
+    Examples
+    --------
+    >>> from svmtune.datasets import SuiteLoader
+    >>> loader = SuiteLoader("heart")
+    >>> loader.n_rows, loader()[0].shape
+    (270, (270, 23))
+    """
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in SUITE:
+            raise ValueError(f"unknown suite problem {self.name!r}; the suite is {list(SUITE)}")
+
+    @property
+    def n_rows(self) -> int:
+        return SUITE[self.name].rows_used
+
+    def __call__(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return load_problem(self.name)
 
 
 def suite_table() -> pd.DataFrame:
