@@ -311,6 +311,7 @@ class VerdictText:
         if comparison is not None:
             comparison.summary().to_csv(out / "comparison.csv")
             paths["comparison"] = out / "comparison.csv"
+        if comparison is not None and comparison.has_rank_tests:  # a CD diagram needs its test
             empty = self.traces.iloc[:0]  # the CD diagram only: the others are other jobs
             for job in verdict_plot_jobs(comparison, empty, methods=methods, dpi=self.dpi):
                 paths.update(job(out))
