@@ -114,7 +114,34 @@ def _noise_floor_lines(c: Comparison) -> list[str]:
     ]
 
 
-def _against_baseline(c: Comparison, rope: float) -> list[str]:
+def _bayes_summary(c: Comparison, bayes: pd.DataFrame, rope: float) -> list[str]:
+    """One sentence: the methods by their Bayesian verdict against the baseline."""
+    if bayes.empty:
+        return []
+    groups = [
+        f"{word} ({len(ms)}): {', '.join(ms)}"
+        for word in ("better", "equivalent", "worse", "undecided")
+        if (
+            ms := [
+                f'"{m}"' if "," in str(m) else str(m) for m in bayes.index[bayes["verdict"] == word]
+            ]
+        )
+    ]
+    return [
+        f"Against {c.baseline} (Bayesian signed-rank test, region of practical equivalence "
+        f"{100 * rope:g} point, verdict at probability 0.95): " + "; ".join(groups) + ".",
+        "",
+    ]
+
+
+def _bayes_table(c: Comparison, rope: float) -> pd.DataFrame:
+    wil = c.posthoc.get("wilcoxon_holm")
+    if wil is None or wil.empty:
+        return pd.DataFrame()
+    return c.bayesian_signed_rank(rope=rope)
+
+
+def _against_baseline(c: Comparison, bayes: pd.DataFrame, rope: float) -> list[str]:
     """Wilcoxon-Holm and the Bayesian signed-rank test against the baseline, one table."""
     wil = c.posthoc.get("wilcoxon_holm")
     if wil is None or wil.empty:
@@ -123,7 +150,6 @@ def _against_baseline(c: Comparison, rope: float) -> list[str]:
     t["mean diff [points]"] = 100 * wil["mean_diff"]
     t = t.join(c.win_tie_loss)
     t["p (Holm)"] = wil["pvalue_holm"]
-    bayes = c.bayesian_signed_rank(rope=rope)
     t = t.join(bayes)
     t.index.name = "method"
     return [
@@ -260,9 +286,10 @@ def _report_text(
     if c is None:
         out += ["## Verdict", "", f"No comparison: {why_not}.", ""]
     else:
+        bayes = _bayes_table(c, rope)
         out += ["## Verdict", "", c.verdict(), "", _baseline_line(c, planned), ""]
-        out += _noise_floor_lines(c)
-        out += _against_baseline(c, rope) + _small_study(c, rope)
+        out += _bayes_summary(c, bayes, rope) + _noise_floor_lines(c)
+        out += _against_baseline(c, bayes, rope) + _small_study(c, rope)
         out += _methods(c) + _tests(c) + _tables(c)
     out += _figures(c, figures) + _left_out(c, why_not)
     return "\n".join(out) + "\n"
