@@ -1,16 +1,23 @@
-"""Which tuning strategy, at which budget? Every strategy at equal budgets on 12 data sets.
+"""Which tuning strategy, at which budget? Every strategy at equal budgets on 42 problems.
 
-Twelve bundled data sets (eleven of at most 1,000 points and 1,000 points of banana) x 10 splits
-(Fischetti's protocol: each point to the training part with probability 0.7, features
-standardized with the training part's statistics); an RBF-kernel SVM tuned on the training
-part, measured on the test part. Every search gets the same box,
-``C`` in [0.1, 1000] and ``gamma`` in [0.001, 10] (log scale), and the same budget of 25 or 50
-evaluations of 5-fold cross-validation:
+The benchmark suite (:data:`svmtune.datasets.SUITE`, ``svmtune datasets --suite``): 42 binary
+problems from 42 distinct base data sets, all bundled, chosen by the rule written in
+:mod:`svmtune.datasets._suite` before any result was seen (one task per base set, multi-class
+sets cut into halves of their classes, majority/minority at most 9, sets above 600 rows
+replaced by a fixed stratified subsample of 600) x 10 splits (Fischetti's protocol: each point
+to the training part with probability 0.7, features standardized with the training part's
+statistics); an RBF-kernel SVM tuned on the training part, measured by its test error rate on
+the test part. Every search gets the same box, ``C`` in [0.1, 1000] and ``gamma`` in
+[0.001, 10] (log scale), and the same budget of 25 or 50 evaluations of 5-fold
+cross-validation:
 
 - svmtune (its SMO): a grid (5 x 5 = 25, 5 x 10 = 50 points), random search, variable
   neighbourhood search (Carrizosa et al.) and Optuna's TPE, each stopped at ``max_evals``; TPE
   with 25 trials again under Optuna's successive-halving pruner (bad trials stopped after a
   fold or two);
+- the noise floor: "CV grid 25, other folds" is "CV grid 25" on another assignment of the
+  points to the 5 folds (``KFoldCV(random_state=1)`` instead of 0); the difference between the
+  two is the smallest difference between methods this study resolves;
 - a cascade (``Cascade``): 5-fold CV on a stratified quarter of the data on a 4 x 4 grid of the
   box, then 3 evaluations on all of it around the best point (about 4 evaluations' kernel work);
 - the cheaper routes: Fischetti's LOO_2 and LOO_3 estimates by bisection over ``gamma`` (no QP
@@ -25,17 +32,26 @@ evaluations of 5-fold cross-validation:
   ``HalvingGridSearchCV``: the same 25 candidates and schedule (every candidate on a small
   subsample, the best third on three times as many points, and so on).
 
-``svmtune run studies/benchmark.py`` writes ``results/benchmark/report.md`` (the verdict: ranks,
-Friedman, Nemenyi and Wilcoxon-Holm tests across data sets), ``cd_diagram.png``, the anytime
+The pre-planned comparison: every method against ``GridSearchCV 25`` (:data:`BASELINE`, what
+users reach for), named before the study runs; ``report.md`` gives each method's
+Wilcoxon-Holm test and Bayesian signed-rank verdict against it (region of practical
+equivalence: 1 point of test error), and the noise floor.
+
+The full run (42 problems x 10 splits x 22 methods = 9,240 cells; docs/scaling.md gives its
+measured and estimated time on 2 cores)::
+
+    nice -n 5 svmtune run studies/benchmark.py --n-jobs 2
+
+writes ``results/benchmark/report.md`` (the verdict), ``cd_diagram.png``, the anytime
 profiles and ``ecdf.png``. OptunaSearchCV needs the ``peers`` extra (``pip install
 svmtune[peers]``); without it, its methods are left out.
 
-A smaller run (for a quick look; the statistics need at least 5 data sets)::
+A smaller run (a quick look; the first problems are the cheapest)::
 
     SVMTUNE_BENCHMARK_DATASETS=6 SVMTUNE_BENCHMARK_SPLITS=3 svmtune run studies/benchmark.py
 
-keeps the first data sets of ``DATASETS`` (the cheapest first) and the first splits. Cells are
-keyed by (data set, split, method) and seeded by that key alone, so a later full run reuses them.
+keeps the first ``n`` problems of ``DATASETS`` and the first splits. Cells are keyed by (data
+set, split, method) and seeded by that key alone, so a later full run reuses them.
 """
 
 import os
@@ -47,6 +63,7 @@ from sklearn.experimental import enable_halving_search_cv  # noqa: F401
 from sklearn.model_selection import GridSearchCV, HalvingGridSearchCV, RandomizedSearchCV
 from sklearn.svm import SVC
 
+from svmtune.datasets import SUITE, SuiteLoader
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV, LOOEstimate, PlattError
 from svmtune.study import Method, PeerMethod, Study
@@ -61,39 +78,17 @@ from svmtune.tuners import (
     SuccessiveHalving,
 )
 
-
-def banana_1000():
-    """1,000 points of the bundled banana data (of 5,300), drawn once with seed 0: the twelfth
-    data set, kept at the size of the others so the study fits its time budget."""
-    from svmtune.datasets import load
-
-    X, y = load("banana")
-    idx = np.sort(np.random.default_rng(0).choice(len(y), 1000, replace=False))
-    return X[idx], y[idx]
-
-
-#: The cheapest first, so that a reduced run (SVMTUNE_BENCHMARK_DATASETS=n) keeps the first n.
-DATASETS = {
-    "heart": "heart",
-    "sonar": "sonar",
-    "new-thyroid1": "new-thyroid1",
-    "bupa": "bupa",
-    "breast": "breast",
-    "ionosphere": "ionosphere",
-    "wdbc": "wdbc",
-    "wisconsin": "wisconsin",
-    "australian": "australian",
-    "pima": "pima",
-    "german": "german",
-    "banana-1000": banana_1000,
-}
+#: The suite's problems, cheapest first (a reduced run keeps the first n): name -> loader.
+DATASETS = {name: SuiteLoader(name) for name in SUITE}
 N_DATASETS = int(os.environ.get("SVMTUNE_BENCHMARK_DATASETS", len(DATASETS)))
 N_SPLITS = int(os.environ.get("SVMTUNE_BENCHMARK_SPLITS", 10))
-if not (5 <= N_DATASETS <= len(DATASETS)) or N_SPLITS < 1:
+if not (2 <= N_DATASETS <= len(DATASETS)) or N_SPLITS < 1:
     raise ValueError(
-        f"SVMTUNE_BENCHMARK_DATASETS must be in [5, {len(DATASETS)}] and "
+        f"SVMTUNE_BENCHMARK_DATASETS must be in [2, {len(DATASETS)}] and "
         f"SVMTUNE_BENCHMARK_SPLITS positive; got {N_DATASETS}, {N_SPLITS}"
     )
+#: The pre-planned baseline: what most users run.
+BASELINE = "GridSearchCV 25"
 
 #: The search box every strategy gets (log scale).
 BOX = {"C": (0.1, 1000.0), "gamma": (0.001, 10.0)}
@@ -132,6 +127,10 @@ for B in BUDGETS:
     METHODS[f"CV random {B}"] = Method(CV, RandomSearch(bounds=BOX, max_evals=B), KERNEL)
     METHODS[f"CV VNS {B}"] = Method(CV, VNS(bounds=BOX, max_evals=B), KERNEL)
     METHODS[f"CV TPE {B}"] = Method(CV, TPE(bounds=BOX, max_evals=B), KERNEL)
+# the noise floor: the 25-point grid again on another assignment of the points to the folds
+METHODS["CV grid 25, other folds"] = Method(
+    KFoldCV(k=5, random_state=1), Grid(values=GRIDS[25], max_evals=25), KERNEL
+)
 # TPE's 25 trials again, Optuna's successive-halving pruner stopping bad trials after a fold or
 # two (fold-level pruning: a pruned trial is one of the 25 and pays for the folds it solved)
 METHODS["CV TPE pruned 25"] = Method(
@@ -149,7 +148,7 @@ for B in BUDGETS:
     )
 
 # successive halving on the 25-point grid (on the 50-point one it costs more CPU than
-# GridSearchCV at these data sizes, and the study's time budget is 30 minutes on 2 cores)
+# GridSearchCV at these data sizes, and the full run must fit in about an hour on 2 cores)
 METHODS["HalvingGridSearchCV 25"] = PeerMethod(HalvingGridSearchCV(SVC(), GRIDS[25], cv=5))
 # svmtune's successive halving on the same 25 candidates and schedule (25, 9, 3 candidates on
 # growing subsamples: more evaluations than 25, each on fewer points)
@@ -181,12 +180,5 @@ study = Study(
     n_splits=N_SPLITS,
     seed=2026,
     methods=METHODS,
+    baseline=BASELINE,
 )
-
-
-def figures(study: Study, outdir):  # noqa: ANN001, ANN201 - the study-file hook
-    """Print the verdict against what most users run, GridSearchCV on the 5 x 5 grid
-    (``report.md`` holds the verdict against the best-ranked method, the tables and figures)."""
-    print(study.compare(baseline="GridSearchCV 25").verdict())
-    print()
-    return []

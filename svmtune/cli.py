@@ -29,6 +29,17 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
 
     from svmtune.datasets import list_datasets
 
+    if getattr(args, "suite", False):
+        from svmtune.datasets import suite_table
+
+        suite = suite_table()
+        print(suite.to_string(index=False))
+        print(
+            f"{len(suite)} problems from {suite['base'].nunique()} base data sets; selection "
+            "rule: svmtune.datasets._suite (docs/comparison.md)"
+        )
+        return 0
+
     table = list_datasets().drop(columns=["source"])
     table = table.rename(columns={"raw_features": "raw", "positive_class": "positive class"})
     table["positive class"] = table["positive class"].str.slice(0, 14)
@@ -240,7 +251,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     # the figures are drawn in two processes where the cells ran in local ones
     draw_jobs = 1 if args.scheduler or n_jobs == 1 else 2
     paths = write_report(
-        results, traces, outdir, methods=methods, objectives=objectives, n_jobs=draw_jobs
+        results,
+        traces,
+        outdir,
+        methods=methods,
+        objectives=objectives,
+        n_jobs=draw_jobs,
+        baseline=study.baseline,
     )
     paths.update(_extra_figures(figures, study, outdir))
     stop_local_workers()  # idle now; at exit they would be stopped one by one, slowly
@@ -283,6 +300,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             expected = study.cell_keys()
             methods = list(study.methods)
             objectives = objective_labels(study.definition()["methods"])
+            baseline = study.baseline
         else:
             names = store.study_names()
             if args.study:
@@ -306,11 +324,14 @@ def _cmd_report(args: argparse.Namespace) -> int:
             expected = _expected_cells(definition)
             methods = list(definition.get("methods", {})) or list(dict.fromkeys(results["method"]))
             objectives = objective_labels(definition.get("methods", {}))
+            baseline = definition.get("baseline")
     finally:
         store.close()
     missing = _missing(expected, results, snap.running)
     outdir = Path(args.output) if args.output else Path("results") / name
-    paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
+    paths = write_report(
+        results, traces, outdir, methods=methods, objectives=objectives, baseline=baseline
+    )
     if study is not None:
         paths.update(_extra_figures(figures, study, outdir))
     _print_report(name, url, results, paths, methods, snap.running, missing)
@@ -327,6 +348,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"svmtune {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("datasets", help="list the bundled real data sets")
+    p.add_argument(
+        "--suite",
+        action="store_true",
+        help="list the benchmark suite instead (its problems, sizes in use, imbalance)",
+    )
     p.set_defaults(func=_cmd_datasets)
 
     p = sub.add_parser(

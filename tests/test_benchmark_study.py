@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from svmtune.datasets import SUITE
 from svmtune.study import PeerMethod, load_study
 from svmtune.tuners import TPE, VNS, Cascade, Grid, RandomSearch, SuccessiveHalving
 
@@ -15,8 +16,14 @@ BOX = {"C": (0.1, 1000.0), "gamma": (0.001, 10.0)}
 
 def test_every_search_has_the_same_box_and_an_equal_budget():
     study = load_study(ROOT / "studies" / "benchmark.py")
-    assert len(study._dataset_names()) == 12 and study.n_splits == 10
-    assert len(study.cell_keys()) == 12 * 10 * len(study.methods)
+    assert len(study._dataset_names()) == 42 and study.n_splits == 10
+    assert len(study.cell_keys()) == 42 * 10 * len(study.methods)
+    assert study.baseline == "GridSearchCV 25"  # named before the run
+    # the noise floor: CV grid 25 again on other folds, nothing else changed
+    a, b = study.methods["CV grid 25"], study.methods["CV grid 25, other folds"]
+    assert repr(a.tuner) == repr(b.tuner) and repr(a.kernel) == repr(b.kernel)
+    assert (a.objective.k, a.objective.random_state) == (5, 0)
+    assert (b.objective.k, b.objective.random_state) == (5, 1)
     searches = 0
     for name, method in study.methods.items():
         if isinstance(method, PeerMethod):
@@ -37,7 +44,7 @@ def test_every_search_has_the_same_box_and_an_equal_budget():
             continue
         if isinstance(tuner, Grid | RandomSearch | VNS | TPE):
             searches += 1
-            assert tuner.max_evals == int(name.split()[-1]) in (25, 50)
+            assert tuner.max_evals == int(name.split(",")[0].split()[-1]) in (25, 50)
             if isinstance(tuner, Grid):
                 n_points = len(tuner.values["C"]) * len(tuner.values["gamma"])
                 assert n_points == tuner.max_evals
@@ -52,15 +59,35 @@ def test_every_search_has_the_same_box_and_an_equal_budget():
             assert tuner.bounds == BOX
         else:  # the cheap routes: at most 25 evaluations
             assert tuner.max_evals == 25
-    assert searches == 9
+    assert searches == 10
 
 
 def test_a_smaller_run_keeps_the_first_data_sets_and_splits(monkeypatch):
     monkeypatch.setenv("SVMTUNE_BENCHMARK_DATASETS", "5")
     monkeypatch.setenv("SVMTUNE_BENCHMARK_SPLITS", "2")
     study = load_study(ROOT / "studies" / "benchmark.py")
-    assert study._dataset_names() == ["heart", "sonar", "new-thyroid1", "bupa", "breast"]
+    assert study._dataset_names() == list(SUITE)[:5]
     assert study.n_splits == 2
-    monkeypatch.setenv("SVMTUNE_BENCHMARK_DATASETS", "3")
-    with pytest.raises(ValueError, match=r"SVMTUNE_BENCHMARK_DATASETS must be in \[5, 12\]"):
+    monkeypatch.setenv("SVMTUNE_BENCHMARK_DATASETS", "1")
+    with pytest.raises(ValueError, match=r"SVMTUNE_BENCHMARK_DATASETS must be in \[2, 42\]"):
         load_study(ROOT / "studies" / "benchmark.py")
+
+
+@pytest.mark.slow
+def test_a_reduced_benchmark_runs_to_a_report_with_its_verdict(tmp_path, monkeypatch):
+    """The CI smoke test: the two cheapest problems, two splits, every method, the CLI."""
+    from svmtune.cli import main
+
+    monkeypatch.setenv("SVMTUNE_BENCHMARK_DATASETS", "2")
+    monkeypatch.setenv("SVMTUNE_BENCHMARK_SPLITS", "2")
+    out = tmp_path / "report"
+    args = ["run", str(ROOT / "studies" / "benchmark.py"), "--n-jobs", "1", "--no-progress"]
+    assert main([*args, "--storage", f"sqlite:///{tmp_path / 'b.db'}", "--output", str(out)]) == 0
+    text = (out / "report.md").read_text()
+    assert "Baseline: **GridSearchCV 25**, named by the study before it ran" in text
+    assert "Noise floor: CV grid 25 run again on other fold assignments" in text
+    # 2 data sets: no test across data sets (no CD diagram), per-data-set tests over the splits
+    assert "## Against GridSearchCV 25" not in text
+    assert "## Per data set, against GridSearchCV 25" in text and "| verdict |" in text
+    assert "| iris-halves / CV grid 25 | 2 |" in text
+    assert not (out / "cd_diagram.png").exists()

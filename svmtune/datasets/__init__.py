@@ -2,7 +2,8 @@
 
 - :func:`load` a binary task by name, :func:`list_datasets` to see them all,
   :func:`load_groups` for multiple-kernel feature groups, :func:`feature_names`,
-  :func:`n_rows`.
+  :func:`n_rows`; the benchmark suite (42 problems, its selection rule): :data:`SUITE`,
+  :func:`load_problem`, :func:`suite_table`.
 - Split protocols, all seeded through :func:`numpy.random.default_rng` and all returning
   standardized ``(X_train, y_train, X_test, y_test)``: :func:`fischetti_split` (Fischetti 2016),
   :func:`ratsch_split` (Ratsch's benchmark sizes, Carrizosa 2014 Table 1),
@@ -28,10 +29,19 @@ from svmtune.datasets._splits import (
     stratified_kfold,
 )
 from svmtune.datasets._standardize import Standardized, restrict_groups, standardize
+from svmtune.datasets._suite import (
+    SUITE,
+    SuiteLoader,
+    load_problem,
+    suite_problems,
+    suite_table,
+)
 
 __all__ = [
+    "SUITE",
     "Split",
     "Standardized",
+    "SuiteLoader",
     "feature_names",
     "fischetti_indices",
     "fischetti_split",
@@ -40,6 +50,7 @@ __all__ = [
     "list_datasets",
     "load",
     "load_groups",
+    "load_problem",
     "mfeat_info",
     "n_rows",
     "ratsch_indices",
@@ -47,4 +58,6 @@ __all__ = [
     "restrict_groups",
     "standardize",
     "stratified_kfold",
+    "suite_problems",
+    "suite_table",
 ]

@@ -228,11 +228,15 @@ _SOURCE_LIST = (
 SOURCES: dict[str, Source] = {s.file: s for s in _SOURCE_LIST}
 
 
-def _read_tasks() -> dict[str, DatasetInfo]:
-    """The tasks of ``data/tasks.toml`` (a description of each, as data), name -> record."""
-    text = resources.files("svmtune.datasets").joinpath("data/tasks.toml").read_text("utf-8")
+def _read_toml(file: str) -> dict:
+    text = resources.files("svmtune.datasets").joinpath("data", file).read_text("utf-8")
+    return tomllib.loads(text)
+
+
+def _read_tasks(file: str = "tasks.toml") -> dict[str, DatasetInfo]:
+    """The tasks of ``data/<file>`` (a description of each, as data), name -> record."""
     tasks = {}
-    for rec in tomllib.loads(text)["dataset"]:
+    for rec in _read_toml(file)["dataset"]:
         info = DatasetInfo(
             **{
                 **rec,
@@ -248,7 +252,14 @@ def _read_tasks() -> dict[str, DatasetInfo]:
     return tasks
 
 
-DATASETS: dict[str, DatasetInfo] = _read_tasks()
+# The benchmark suite's extra KEEL files and tasks (data/suite.toml; the suite itself and its
+# selection rule: svmtune/datasets/_suite.py).
+SOURCES.update(
+    (rec["file"], _source(rec["file"], rec["rows"], rec["columns"]))
+    for rec in _read_toml("suite.toml")["source"]
+)
+
+DATASETS: dict[str, DatasetInfo] = {**_read_tasks(), **_read_tasks("suite.toml")}
 
 ALIASES: dict[str, str] = {a: d.name for d in DATASETS.values() for a in d.aliases}
 

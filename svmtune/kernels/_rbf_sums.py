@@ -11,7 +11,7 @@ call per element, which is what these loops spend their time on.
 from __future__ import annotations
 
 import numpy as np
-from numba import get_num_threads, njit, prange
+from numba import njit, prange
 from numpy.typing import NDArray
 
 from svmtune.kernels._distances import DISTANCE_ROUNDOFF
@@ -26,6 +26,11 @@ __all__ = [
 #: Side of the square tiles of the fused loop: a tile's columns of ``X`` (``d x 256`` doubles)
 #: and its partial column sums stay in the first-level caches.
 NET_SUMS_TILE = 256
+
+#: Chunks of tiles the fused loop's threads share out (at most; fewer when there are fewer
+#: tiles). Fixed, so that the summation order, and so every bit of the result, does not depend
+#: on the number of threads.
+NET_SUMS_CHUNKS = 64
 
 _LN2_HI = 6.93147180369123816490e-01
 _LN2_LO = 1.90821492927058770002e-10
@@ -192,8 +197,10 @@ def rbf_net_sums(
     One fused, tiled pass over the upper triangle: each pair's inner product, squared distance
     (``|x_i|^2 + |x_j|^2 - 2 x_i.x_j``, clipped at 0, as
     :func:`svmtune.kernels._distances.squared_distances`), exp and both weighted sums in compiled
-    code, ``n (n - 1) / 2`` exps, the tiles spread over numba's threads. Memory: ``O(t n m)``
-    for ``t`` chunks of partial sums and ``O(tile (d + m))`` per chunk, never ``O(n^2)``.
+    code, ``n (n - 1) / 2`` exps, the tiles spread over numba's threads in
+    :data:`NET_SUMS_CHUNKS` chunks whatever the thread count (the result is the same to the
+    digit on any number of threads). Memory: ``O(t n m)`` for ``t`` chunks of partial sums
+    and ``O(tile (d + m))`` per chunk, never ``O(n^2)``.
     Sums are float64; each differs from the exactly rounded sum by the usual bound of a
     float64 sum of ``n`` nonnegative terms (relative ``n * 2**-53`` of ``sum_j k_ij |W_j|``)
     plus the exp's 2 ulp and the distances' rounding.
@@ -215,8 +222,12 @@ def rbf_net_sums(
     nb = -(-n // tile) if n else 0
     bi, bj = np.triu_indices(nb)
     tiles = np.ascontiguousarray(np.column_stack([bi, bj]), dtype=np.int64)
-    # a few chunks per thread so a core taken by another process does not stall the pass
-    n_chunks = max(1, min(len(tiles), 4 * get_num_threads()))
+    # A fixed number of chunks, not one tied to numba's thread count: the chunks' partial sums
+    # are added in chunk order, so the result is the same to the digit on 1 thread or 64 (a
+    # thread count in the chunking changed the LOO estimates' last bits between a study run in
+    # one process and in worker processes, and round-off then decided ties between settings).
+    # Several chunks per thread keep a core taken by another process from stalling the pass.
+    n_chunks = max(1, min(len(tiles), NET_SUMS_CHUNKS))
     SC = np.zeros((n_chunks, Wc.shape[1], n))
     _net_tiles(
         np.ascontiguousarray(Xc.T),

@@ -81,6 +81,10 @@ class Study:
         the others keep :data:`~svmtune.tuners.DEFAULT_BOX` (``C`` in 0.1..1000, kernel widths
         in 0.001..10). Fischetti's bisection keeps its own interval. Each cell stores the box
         it searched (``box`` column of :meth:`results`).
+    baseline : str, optional
+        The method every other is tested against in ``report.md`` (Wilcoxon-Holm and the
+        Bayesian signed-rank test), named before the study runs: a pre-planned comparison.
+        Default: the best-ranked method, chosen after seeing the data (the report says so).
 
     Examples
     --------
@@ -116,6 +120,7 @@ class Study:
         max_seconds: float | None = None,
         storage: str | None = None,
         bounds: Mapping[str, tuple[float, float]] | None = None,
+        baseline: str | None = None,
     ) -> None:
         self.name = name
         self.datasets = datasets
@@ -127,6 +132,7 @@ class Study:
         self.max_seconds = max_seconds
         self.storage = storage
         self.bounds = bounds
+        self.baseline = baseline
 
     def __repr__(self) -> str:
         return (
@@ -194,6 +200,11 @@ class Study:
             except ValueError as exc:
                 raise ValueError(f"method {mname!r} cannot run: {exc}") from exc
             methods[mname] = method
+        if self.baseline is not None and self.baseline not in methods:
+            raise ValueError(
+                f"baseline {self.baseline!r} is not a method of the study; the methods are "
+                f"{list(methods)}"
+            )
         unknown = [n for n in (self.bounds or {}) if n not in named]
         if unknown:
             raise ValueError(
@@ -225,6 +236,7 @@ class Study:
             "test_size": float(self.test_size) if self.split == "holdout" else None,
             "max_seconds": self.max_seconds,
             "methods": {k: self._method_record(m) for k, m in methods.items()},
+            **({"baseline": self.baseline} if self.baseline is not None else {}),
         }
 
     def _method_record(self, method: Any) -> Any:

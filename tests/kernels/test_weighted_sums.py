@@ -138,3 +138,23 @@ def test_fused_net_sums_through_the_kernels_and_threads():
         RBF().net_sums({"gamma": -1}, X, w)
     with pytest.raises(ValueError, match="squared distances overflow float64"):
         RBF().net_sums({"gamma": 1.0}, X * 1e160, w)
+
+
+def test_net_sums_are_the_same_to_the_digit_on_any_thread_count():
+    """The chunking of the fused loop does not follow numba's thread count: a study run in one
+    process (all threads) and in worker processes (one thread each) sums in the same order."""
+    import numba
+
+    from svmtune.kernels._rbf_sums import rbf_net_sums
+
+    rng = np.random.default_rng(0)
+    X, W = rng.normal(size=(1100, 6)), rng.normal(size=(1100, 2))
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = rbf_net_sums(X, 0.2, W)
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        many = rbf_net_sums(X, 0.2, W)
+    finally:
+        numba.set_num_threads(before)
+    assert np.array_equal(one, many)

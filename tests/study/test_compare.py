@@ -125,7 +125,6 @@ def test_a_method_truly_better_by_a_margin_ranks_first_and_is_significant():
 
 
 def test_bayesian_signed_rank_against_the_baseline():
-    pytest.importorskip("baycomp")
     rng = np.random.default_rng(3)
     rows = [
         dict(
@@ -142,7 +141,8 @@ def test_bayesian_signed_rank_against_the_baseline():
     b = compare(pd.DataFrame(rows), baseline="base").bayesian_signed_rank(rope=0.01)
     assert b.loc["worse", "p_worse"] > 0.95
     assert b.loc["same", "p_rope"] > 0.95
-    assert np.allclose(b.sum(axis=1), 1.0)
+    assert np.allclose(b[["p_better", "p_rope", "p_worse"]].sum(axis=1), 1.0)
+    assert b["verdict"].to_dict() == {"worse": "worse", "same": "equivalent"}
     with pytest.raises(ValueError, match="rope must be a non-negative number; got -1"):
         compare(pd.DataFrame(rows)).bayesian_signed_rank(rope=-1)
 
@@ -313,3 +313,57 @@ def test_an_older_database_gets_the_incumbent_column(tmp_path):
         assert "incumbent_test_error" in store.traces().columns
     finally:
         store.close()
+
+
+def _small_study(n_datasets, n_splits, shift):
+    rng = np.random.default_rng(5)
+    return pd.DataFrame(
+        [
+            dict(dataset=f"d{d}", split=s, method=m, status="ok", cpu_s=1.0, n_train=70,
+                 n_test=30, test_error=0.2 + sh + rng.normal(0, 0.01))
+            for d in range(n_datasets)
+            for s in range(n_splits)
+            for m, sh in (("base", 0.0), ("worse", shift), ("same", 0.0))
+        ]
+    )  # fmt: skip
+
+
+def test_small_study_gets_per_dataset_tests_and_no_cd_diagram_predicate():
+    c = compare(_small_study(3, 10, 0.08), baseline="base")
+    assert not c.has_rank_tests
+    t = c.per_dataset()
+    assert list(t.index.get_level_values("dataset").unique()) == ["d0", "d1", "d2"]
+    assert c.rho == pytest.approx({"d0": 0.3, "d1": 0.3, "d2": 0.3})
+    assert (t.xs("worse", level="method")["verdict"] == "worse").all()
+    assert (t.xs("worse", level="method")["wilcoxon_p"] < 0.01).all()
+    assert (t.xs("same", level="method")["verdict"] != "worse").all()
+    assert compare(_small_study(6, 2, 0.08), baseline="base").has_rank_tests
+
+
+def test_report_text_names_the_planned_baseline_the_noise_floor_and_the_verdicts():
+    from pathlib import Path
+
+    from svmtune.study.verdict._verdict import _report_text, noise_floor
+
+    rng = np.random.default_rng(0)
+    rows = [
+        dict(dataset=f"d{d}", split=s, method=m, status="ok", cpu_s=1.0, n_train=70, n_test=30,
+             test_error=0.2 + sh + (0.004 * (d % 3) if "other" in m else 0) + rng.normal(0, 0.002))
+        for d in range(8)
+        for s in range(3)
+        for m, sh in (("base", 0), ("worse", 0.05), ("CV x", 0.0), ("CV x, other folds", 0.0))
+    ]  # fmt: skip
+    res = pd.DataFrame(rows)
+    c = compare(res, baseline="base")
+    m, twin, mean, spread = noise_floor(c)
+    assert (m, twin) == ("CV x", "CV x, other folds")
+    d = c.errors[twin] - c.errors[m]
+    assert mean == pytest.approx(d.mean()) and spread == pytest.approx(d.abs().mean())
+    text = _report_text("t", res, c, "", {"cd_diagram": Path("cd_diagram.png")}, planned=True)
+    assert "Baseline: **base**, named by the study before it ran" in text
+    assert f"differs from itself by {100 * mean:+.2f} points" in text
+    assert "worse (1): worse" in text
+    assert "| worse | 5." in text and "| worse |\n" in text  # the table row ends in its verdict
+    assert "N = 8 data sets, k = 4 methods" in text  # the CD diagram's caption
+    unplanned = _report_text("t", res, c, "", {}, planned=False)
+    assert "chosen after seeing the data" in unplanned

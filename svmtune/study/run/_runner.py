@@ -10,6 +10,7 @@ those whose workers die, so that the study is complete when it returns.
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import random
 import sys
@@ -124,12 +125,17 @@ class Heartbeat:
 def expected_cost(task: CellTask) -> float:
     """A cheap guess of a cell's cost, to start the longest cells first: ``n_train ** 2`` (a
     kernel matrix) x the tuner's evaluations x the objective's solves per evaluation (k for
-    k-fold CV, ``n_train / 10`` retrains for the exact leave-one-out error, else 1).
+    k-fold CV, ``n_train / 10`` retrains for the exact leave-one-out error, else 1); a peer
+    search counts its candidates x its CV folds. ``n_train`` comes from the bundled data set's
+    row count, or a loader's ``n_rows`` attribute (:class:`svmtune.datasets.SuiteLoader`).
 
     Only the order of the cells depends on it, never their results.
     """
     n = 100.0
-    if task.data.bundled:
+    hint = getattr(task.data.loader, "n_rows", None)  # a loader that knows its size
+    if isinstance(hint, int | float) and hint > 0:
+        n = float(hint) * (1.0 - task.test_size if task.protocol == "holdout" else 0.7)
+    elif task.data.bundled:
         try:
             from svmtune.datasets import n_rows
 
@@ -140,6 +146,14 @@ def expected_cost(task: CellTask) -> float:
     method = task.method
     tuner, objective = getattr(method, "tuner", None), getattr(method, "objective", None)
     evals = float(getattr(tuner, "max_evals", None) or 0)
+    est = getattr(method, "estimator", None)  # a peer: its candidates x its CV folds
+    if est is not None and not evals:
+        grid = getattr(est, "param_grid", None)
+        size = getattr(est, "n_iter", None) or getattr(est, "n_trials", None)
+        if isinstance(grid, dict):
+            size = math.prod(len(v) for v in grid.values())
+        cv = getattr(est, "cv", None)
+        evals = float(size or 1) * float(cv if isinstance(cv, int) else 5)
     if not evals:
         try:
             dims = len(method.search_space())

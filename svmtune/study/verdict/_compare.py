@@ -12,12 +12,14 @@ each method with a baseline. The tests are scipy's and scikit-posthocs'.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
 import pandas as pd
 
+from svmtune.study.verdict._bayes import ROPE
+from svmtune.study.verdict._compare_tables import per_split_errors, stats_table, test_fractions
 from svmtune.study.verdict._profiles import normalized_scores
 from svmtune.study.verdict._significance import (
     HypothesisTest,
@@ -31,6 +33,7 @@ __all__ = ["COST_COLUMNS", "MISSING_POLICIES", "Comparison", "HypothesisTest", "
 COST_COLUMNS = ("cpu_s", "wall_s", "kernel_evals", "iterations", "n_evaluations")
 #: What :func:`compare` does with a cell that did not finish ok (failed, timeout, not run).
 MISSING_POLICIES = ("drop", "worst")
+_BAYES_COLUMNS = ["method", "p_better", "p_rope", "p_worse", "verdict"]
 
 
 @dataclass
@@ -73,6 +76,11 @@ class Comparison:
         What the tests left out, in words (missing cells, dropped data sets).
     notes : list of str
         Why a test was not applicable.
+    per_split : DataFrame
+        (data set, split) x method test errors the tests use (``errors`` is its mean per data
+        set).
+    rho : dict
+        Data set -> test fraction of its splits (the correlated t-test's correlation).
     """
 
     table: pd.DataFrame
@@ -91,6 +99,8 @@ class Comparison:
     missing: str
     left_out: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    per_split: pd.DataFrame = field(default_factory=pd.DataFrame)
+    rho: dict[str, float] = field(default_factory=dict)
 
     @property
     def methods(self) -> list[str]:
@@ -122,37 +132,57 @@ class Comparison:
         return out
 
     def bayesian_signed_rank(
-        self, *, rope: float = 0.01, nsamples: int = 10000, random_state: int = 0
+        self, *, rope: float = ROPE, nsamples: int = 50000, random_state: int = 0
     ) -> pd.DataFrame:
         """Benavoli et al.'s Bayesian signed-rank test of every method against the baseline
-        over the data sets ("Time for a change", JMLR 2017), with baycomp (optional:
-        ``pip install baycomp``).
+        over the data sets ("Time for a change", JMLR 2017; :func:`svmtune.study.verdict._bayes.
+        signed_rank`, numpy only, equal to baycomp's on the same seed).
 
         Returns one row per other method: ``p_better`` (its mean test error is lower than the
         baseline's by more than ``rope``), ``p_rope`` (within ``rope``: practically
-        equivalent) and ``p_worse``. ``rope`` is in test-error units (0.01 = one point); the
-        probabilities are Monte Carlo estimates from ``nsamples`` Dirichlet draws (seeded).
+        equivalent), ``p_worse``, and ``verdict`` (the one of better / equivalent / worse whose
+        probability reaches 0.95, else undecided). ``rope`` is in test-error units (0.01 = one
+        point); the probabilities are Monte Carlo estimates from ``nsamples`` Dirichlet draws
+        seeded by ``random_state``, the same on every machine.
         """
-        try:
-            from baycomp import SignedRankTest
-        except ImportError as exc:
-            raise ImportError(
-                "the Bayesian signed-rank test needs baycomp: pip install baycomp"
-            ) from exc
-        if not (isinstance(rope, float | int) and rope >= 0):
-            raise ValueError(f"rope must be a non-negative number; got {rope!r}")
-        base = (1.0 - self.errors[self.baseline]).to_numpy()
+        from svmtune.study.verdict._bayes import signed_rank, verdict_word
+
         rows = []
         for m in self.ranks.index:
             if m == self.baseline:
                 continue
-            acc = (1.0 - self.errors[m]).to_numpy()
-            p = SignedRankTest.probs(
-                acc, base, rope=rope, nsamples=nsamples, random_state=random_state
-            )
-            better, eq, worse = (p[0], p[1], p[2]) if len(p) == 3 else (p[0], 0.0, p[1])
-            rows.append({"method": m, "p_better": better, "p_rope": eq, "p_worse": worse})
-        return pd.DataFrame(rows).set_index("method").astype(float)
+            p = signed_rank(
+                self.errors[m], self.errors[self.baseline], rope=rope, nsamples=nsamples,
+                seed=random_state,
+            )  # fmt: skip
+            rows.append(
+                {"method": m, "p_better": p[0], "p_rope": p[1], "p_worse": p[2],
+                 "verdict": verdict_word(*p)}
+            )  # fmt: skip
+        return pd.DataFrame(rows, columns=_BAYES_COLUMNS).set_index("method")
+
+    def per_dataset(self, *, rope: float = ROPE) -> pd.DataFrame:
+        """Every method against the baseline on each data set, over its splits: the mean
+        difference of test error, Wilcoxon's signed-rank p-value over the splits (exact, zero
+        differences split), and Benavoli et al.'s Bayesian correlated t-test (``rho`` = the
+        test fraction ``n_test / (n_train + n_test)`` of the data set's cells, Nadeau and
+        Bengio's correction) with its verdict. The statistics a study of 2-4 data sets has.
+
+        Returns
+        -------
+        DataFrame indexed by (dataset, method): ``splits``, ``mean_diff`` (method minus
+        baseline), ``wilcoxon_p``, ``p_better``, ``p_rope``, ``p_worse``, ``verdict``.
+        """
+        from svmtune.study.verdict._bayes import per_dataset_tests
+
+        return per_dataset_tests(self.per_split, self.baseline, rho=self.rho, rope=rope)
+
+    @property
+    def has_rank_tests(self) -> bool:
+        """Whether the tests across data sets ran (Friedman, Nemenyi's critical difference):
+        at least 5 data sets and 3 methods. A critical-difference diagram is drawn only then;
+        smaller studies get :meth:`per_dataset` instead."""
+        return bool(self.friedman.applicable) and not math.isnan(self.critical_difference)
 
     def significantly_different(self, a: str, b: str) -> bool | None:
         """Whether the Nemenyi test separates methods ``a`` and ``b`` at ``alpha`` (None when
@@ -247,74 +277,6 @@ def _method_order(results: pd.DataFrame, methods: Sequence[str] | None) -> list[
     return [m for m in methods if m in seen]
 
 
-def _per_split(
-    results: pd.DataFrame, methods: list[str], missing: str
-) -> tuple[pd.DataFrame, list[str]]:
-    """(data set, split) x method test errors after the missing-cell policy; what was left out."""
-    ok = results[(results["status"] == "ok") & results["test_error"].notna()]
-    grid = ok.pivot_table(
-        index=["dataset", "split"], columns="method", values="test_error", aggfunc="mean"
-    )
-    all_keys = pd.MultiIndex.from_frame(
-        results[["dataset", "split"]].drop_duplicates().sort_values(["dataset", "split"])
-    )
-    grid = grid.reindex(index=all_keys, columns=methods)
-    left: list[str] = []
-    holes = grid.isna()
-    n_missing = int(holes.to_numpy().sum())
-    if n_missing:
-        by_method = holes.sum()
-        named = ", ".join(f"{m} {int(c)}" for m, c in by_method.items() if c)
-        if missing == "drop":
-            complete = ~holes.any(axis=1)
-            n_drop = int((~complete).sum())
-            left.append(
-                f"{n_missing} cells did not finish ok ({named}); the {n_drop} (data set, split) "
-                "pairs missing any method were dropped so that every method is compared on the "
-                "same splits"
-            )
-            grid = grid[complete]
-        else:  # "worst"
-            worst = grid.max(axis=1)
-            empty = worst.isna()
-            grid = grid[~empty]
-            fill = worst[~empty]
-            grid = grid.apply(lambda col: col.fillna(fill))
-            note = (
-                f"{n_missing} cells did not finish ok ({named}); each counts as the worst test "
-                "error of the other methods on its split"
-            )
-            if empty.any():
-                note += f" ({int(empty.sum())} splits where no method finished were dropped)"
-            left.append(note)
-    datasets = list(dict.fromkeys(results["dataset"]))
-    kept = set(grid.index.get_level_values("dataset"))
-    gone = [d for d in datasets if d not in kept]
-    if gone:
-        left.append(f"data sets with no split every method finished: {', '.join(gone)}")
-    return grid, left
-
-
-def _stats_table(results: pd.DataFrame, methods: list[str], cost: str) -> pd.DataFrame:
-    ok = results[results["status"] == "ok"]
-    datasets = list(dict.fromkeys(results["dataset"]))
-    stats = ["test_error", "test_error_sd", "cost", "cost_sd", "n"]
-    cols = pd.MultiIndex.from_product([methods, stats], names=["method", "stat"])
-    table = pd.DataFrame(np.nan, index=pd.Index(datasets, name="dataset"), columns=cols)
-    for (d, m), g in ok.groupby(["dataset", "method"], sort=False):
-        if m not in methods:
-            continue
-        c = pd.to_numeric(g[cost], errors="coerce")
-        table.loc[d, (m, "test_error")] = g["test_error"].mean()
-        table.loc[d, (m, "test_error_sd")] = g["test_error"].std(ddof=1)
-        table.loc[d, (m, "cost")] = c.mean()
-        table.loc[d, (m, "cost_sd")] = c.std(ddof=1)
-        table.loc[d, (m, "n")] = len(g)
-    for m in methods:
-        table[(m, "n")] = table[(m, "n")].fillna(0)
-    return table
-
-
 def compare(
     results: pd.DataFrame,
     *,
@@ -390,8 +352,8 @@ def compare(
         raise ValueError(f"unknown baseline {baseline!r}; the methods are {mnames}")
 
     results = results[results["method"].isin(mnames)]
-    table = _stats_table(results, mnames, cost)
-    per_split, left_out = _per_split(results, mnames, missing)
+    table = stats_table(results, mnames, cost)
+    per_split, left_out = per_split_errors(results, mnames, missing)
     errors = per_split.groupby(level="dataset", sort=False).mean()
     errors = errors.reindex(columns=mnames)
     errors.index.name = "dataset"
@@ -438,4 +400,6 @@ def compare(
         missing=missing,
         left_out=left_out,
         notes=notes,
+        per_split=per_split,
+        rho=test_fractions(results),
     )

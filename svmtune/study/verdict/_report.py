@@ -88,6 +88,7 @@ def write_report(
     methods: Sequence[str] | None = None,
     objectives: Mapping[str, str] | None = None,
     n_jobs: int = 1,
+    baseline: str | None = None,
 ) -> dict[str, Path]:
     """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv``, ``boxes.csv`` (the
     box each method searched, :func:`search_boxes`), the plots of
@@ -116,6 +117,10 @@ def write_report(
         and of the verdict are drawn in two joblib worker processes (the pool the cells ran
         in, when it is still up), handed out one at a time, largest estimated cost first, to
         whichever is free. The files written are the same either way.
+    baseline : str, optional
+        The study's pre-planned baseline (``Study(baseline=...)``): report.md tests every
+        method against it. Default: the best-ranked method, and report.md says it was chosen
+        after seeing the data.
 
     Returns
     -------
@@ -143,7 +148,7 @@ def write_report(
     # The plots and the verdict are redrawn only when what they show changed (a rerun of a
     # fully stored study redraws nothing): their inputs' fingerprint is kept beside them.
     stamp = out / ".plots.json"
-    key = _plots_fingerprint(flat, traces, methods, objectives)
+    key = _plots_fingerprint(flat, traces, methods, objectives, baseline)
     try:
         old = json.loads(stamp.read_text())
     except (OSError, ValueError):
@@ -165,7 +170,9 @@ def write_report(
         # profiles, ECDF; with n_jobs != 1 drawn in two processes (largest first, to the free one)
         jobs = [
             *plot_jobs(results, traces, methods=methods, objectives=objectives),
-            *verdict_jobs(results, traces, name=_study_name(results, out), methods=methods),
+            *verdict_jobs(
+                results, traces, name=_study_name(results, out), methods=methods, baseline=baseline
+            ),
         ]
         drawn = run_jobs(jobs, out, n_jobs=n_jobs)
         stamp.write_text(json.dumps({"key": key, "files": {k: p.name for k, p in drawn.items()}}))
@@ -196,6 +203,7 @@ def _plots_fingerprint(
     traces: pd.DataFrame,
     methods: Sequence[str] | None,
     objectives: Mapping[str, str] | None,
+    baseline: str | None = None,
 ) -> str:
     """A hash of everything the plots and the verdict show, and of the code that draws them."""
     import hashlib
@@ -205,11 +213,14 @@ def _plots_fingerprint(
     h.update(flat.to_csv(index=False).encode())
     h.update(traces.to_csv(index=False).encode())
     h.update(json.dumps([list(methods or []), dict(objectives or {})], default=str).encode())
+    h.update(repr(baseline).encode())
     for module in (
         "svmtune.study.figures._plots",
         "svmtune.study.figures._verdict_plots",
         "svmtune.study.verdict._verdict",
         "svmtune.study.figures._figure_jobs",
+        "svmtune.study.verdict._compare",
+        "svmtune.study.verdict._bayes",
     ):
         spec = importlib.util.find_spec(module)
         if spec is not None and spec.origin:
