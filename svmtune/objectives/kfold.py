@@ -73,9 +73,10 @@ class KFoldCV(SVMObjective):
       rescaling by the ratio of the ``C`` values cost more iterations than it saved) and made
       feasible
       (:func:`~svmtune.solvers.feasible_start`). The first evaluation starts every fold cold
-      (seeding folds from fold 0's solution saved under 1% of the iterations and cost more
-      CPU than that: a warm start's gradient needs the kernel rows of its support vectors).
-      Seeding never changes which problem is solved, only where SMO starts; the iteration counts in the evaluation's cost show what it
+      (seeding folds from fold 0's solution saved few iterations and cost more CPU than
+      they took: a warm start's gradient needs the kernel rows of its support vectors).
+      Seeding never changes which problem is solved, only where SMO starts; the iteration
+      counts in the evaluation's cost show what it
       saves. The choice of seed does not depend on ``n_jobs``;
     - the folds of one evaluation run in parallel (joblib, threads: the compiled SMO loop
       releases the GIL) when ``n_jobs != 1``;

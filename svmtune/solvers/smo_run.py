@@ -170,9 +170,7 @@ class SMORun:
             budget = min(budget, int(max_steps))
         store = self._store
         # the loop's rows are BLAS matrix-vector products: on one thread (see _blas_threads)
-        loop_blas = (
-            store.kind != _loop_rows.ROWS_GIVEN and store.points.size >= BLAS_ROW_THRESHOLD
-        )
+        loop_blas = store.kind != _loop_rows.ROWS_GIVEN and store.points.size >= BLAS_ROW_THRESHOLD
         with one_blas_thread(loop_blas):
             moved = self._loop(budget)
         if moved and int(self._state[_shrinking.SIZE]) < self.n:
