@@ -15,10 +15,11 @@ from svmtune.kernels import KernelModel
 from svmtune.kernels.row_forms import squared_norms
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _gram_scan, _loop_rows
+    from svmtune.solvers import _gram_scan, _loop_rows, _refresh
 else:  # compiled code: loaded on first use (svmtune._lazy)
     _gram_scan = lazy_module("svmtune.solvers._gram_scan")
     _loop_rows = lazy_module("svmtune.solvers._loop_rows")
+    _refresh = lazy_module("svmtune.solvers._refresh")
 
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
@@ -416,11 +417,18 @@ class KernelRows:
         ``targets``, in place (``Gbar`` holds the variables at their upper bound).
 
         Uses the cached complete rows of the free support vectors; the entries ``K_st`` of the
-        others are computed (and counted) in blocks within the memory budget, not cached."""
+        others are computed (and counted), not cached: for RBF and linear rows in compiled code
+        (:mod:`svmtune.solvers._refresh`), else in blocks within the memory budget."""
         if not targets.size:
             return
         sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)
         ay = alpha * y
+        if self.kind != _loop_rows.ROWS_GIVEN:
+            self._evals += int(_refresh.refresh_from_points(
+                self.rows, self.slot, self.row_epoch, self.kind, self.points, self.sq,
+                self.gamma, ay, y, sv, targets, Gbar, G,
+            ))  # fmt: skip
+            return
         acc = np.zeros(targets.size)
         cached = self._full_mask(sv)
         if cached.any():
