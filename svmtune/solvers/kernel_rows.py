@@ -180,9 +180,9 @@ class KernelRows:
         Kernel entries computed so far: ``n`` for the diagonal, then for each row the entries
         computed for it, and the entries for recomputing gradients. ``K`` is symmetric: an
         entry whose column's complete row is cached is copied from there, not computed again
-        (rows computed in SMO's compiled loop do so once the complete rows cached are a quarter
-        of the columns, half for points longer than 64; before, looking for them costs more
-        CPU than they save).
+        (rows computed in SMO's compiled loop do so only for points longer than 64, once the
+        complete rows cached are half of the columns: for shorter points reading the cached
+        rows' columns costs more CPU than computing the entries).
     kind : int
         0 when rows are computed through ``kernel.gram`` in Python; RBF and linear rows are
         computed inside SMO's compiled loop instead (no Python call per row, no per-row check:
