@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from svmtune.solvers._loop_rows import compute_row, fetch_row, has_row
-from svmtune.solvers._pair_step import add_pair, clipped_step, select_i, select_j
+from svmtune.solvers._pair_step import clipped_step, select_i, select_j
 from svmtune.solvers._shrinking import (
     COUNTER,
     PHASE,
@@ -79,6 +79,28 @@ def _add_bound(Gbar, y, Kr, w):  # pragma: no cover - compiled
     """``Gbar += y * w * Kr``: a variable reached (``w = C y``) or left (``-C y``) its bound."""
     for t in range(Gbar.shape[0]):
         Gbar[t] += y[t] * w * Kr[t]
+
+
+@njit(cache=True, nogil=True)
+def _add_pair_select_i(G, y, C, alpha, Ki, Kj, ci, cj, size, order, whole):  # pragma: no cover
+    """:func:`add_pair` fused with the next iteration's :func:`select_i` (one pass instead of
+    two; ``alpha`` already holds the pair's new values): returns ``select_i``'s
+    ``(gmax, position)`` on the updated gradient, the same values and ties."""
+    gmax = -np.inf
+    p = -1
+    for t in range(size):
+        c = t if whole else order[t]
+        g = G[t] + y[t] * (ci * Ki[c] + cj * Kj[c])
+        G[t] = g
+        if y[t] > 0.0:
+            if alpha[t] < C[t] and -g > gmax:
+                gmax = -g
+                p = t
+        else:
+            if alpha[t] > 0.0 and g > gmax:
+                gmax = g
+                p = t
+    return gmax, p
 
 
 @njit(cache=True, nogil=True)
@@ -145,7 +167,13 @@ def smo_loop(
     GP = np.empty(m)
     dP = np.empty(m)
     packed = False
+    # the next iteration's i, found during the gradient update (valid until the active set or
+    # its packing changes, or the loop returns)
+    fused = False
+    next_gmax = -np.inf
+    next_pi = -1
     while True:
+        was_packed = packed
         phase = state[PHASE]
         if phase == 0:
             state[COUNTER] -= 1
@@ -169,6 +197,7 @@ def smo_loop(
         if phase == 1:
             state[SIZE] = shrink(y, C, alpha, G, order, state[SIZE])
             state[PHASE] = 2
+            fused = False
         size = state[SIZE]
         if size < n and not packed:  # not every variable active: work on packed copies
             pack(y, C, alpha, G, diag, order, size, yP, CP, aP, GP, dP)
@@ -176,7 +205,11 @@ def smo_loop(
         # positions index the packed copies, else the variables themselves
         yS, CS, aS, GS, dS = (yP, CP, aP, GP, dP) if packed else (y, C, alpha, G, diag)
         # ---- working-set selection: i maximises v = -y G over I_up, j by _pair_step ---------
-        gmax, pi = select_i(yS, CS, aS, GS, size, no_skip)
+        if fused and packed == was_packed:
+            gmax, pi = next_gmax, next_pi
+        else:
+            gmax, pi = select_i(yS, CS, aS, GS, size, no_skip)
+        fused = False
         i = order[pi] if packed and pi >= 0 else pi
         Ki = diag  # not read by the first-order selection
         kii = 0.0
@@ -261,7 +294,10 @@ def smo_loop(
         # ---- gradient update: G += Q[:, i] d_i + Q[:, j] d_j, over the active prefix --------
         ci = y[i] * (new_i - old_i)
         cj = y[j] * (new_j - old_j)
-        add_pair(GS, yS, Ki, Kj, ci, cj, size, order, not packed)
+        next_gmax, next_pi = _add_pair_select_i(
+            GS, yS, CS, aS, Ki, Kj, ci, cj, size, order, not packed
+        )
+        fused = True
         steps += 1
         state[PHASE] = 0
     if packed:
