@@ -40,10 +40,8 @@ sides are timed alternately, best of the repeats).
 from __future__ import annotations
 
 import argparse
-import gzip
 import time
 from collections.abc import Callable
-from importlib import resources
 
 import numpy as np
 import pandas as pd
@@ -67,7 +65,6 @@ LIMIT_SETS = ["banana", "twonorm", "gauss10"]
 LIMIT_SIZES = [500, 2000, 5000]
 LIMIT_CS = [1.0, 100.0, 1e4]
 REAL_SETS = ["penbased-eo", "ring", "twonorm", "banana", "letter-am", "spambase"]
-REAL_SIZES = [2000, 5000, 10000, 20000]
 
 
 def split(name: str, seed: int, banana_rows: int | None = None) -> Split:
@@ -183,99 +180,6 @@ def limit_row(name: str, X: np.ndarray, y: np.ndarray, C: float, tol: float,
     }
 
 
-def letter_am() -> tuple[np.ndarray, np.ndarray]:
-    """KEEL's letter (20,000 points, 16 features) as a binary task, letters A-M (+1) against
-    N-Z (-1): read from the package's data folder (the file is bundled, not yet a task)."""
-    path = resources.files("svmtune.datasets").joinpath("data", "letter.dat.gz")
-    with gzip.open(str(path), "rt") as fh:
-        raw = np.array([line.strip().split(",") for line in fh if line.strip()])
-    return raw[:, :-1].astype(float), np.where(raw[:, -1] <= "M", 1.0, -1.0)
-
-
-def real_draw(name: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """``n`` points of a real set (None when it has fewer), standardized."""
-    if name != "letter-am":
-        return draw(name, n, seed)
-    X, y = letter_am()
-    if X.shape[0] < n:
-        return None
-    idx = np.sort(np.random.default_rng(seed).choice(X.shape[0], n, replace=False))
-    return standardize(X[idx], X[idx][:1])[0], y[idx]
-
-
-def times(fn: Callable[[], object]) -> tuple[float, float]:
-    """CPU and wall seconds of one call."""
-    t0, w0 = time.process_time(), time.perf_counter()
-    fn()
-    return time.process_time() - t0, time.perf_counter() - w0
-
-
-def dual_blocked(alpha_y: np.ndarray, X: np.ndarray, gamma: float) -> float:
-    """:func:`dual_objective` by blocks of 2,000 support vectors (no SV x SV matrix at once)."""
-    sv = np.flatnonzero(alpha_y)
-    a, Xs, quad = alpha_y[sv], X[sv], 0.0
-    for lo in range(0, sv.size, 2000):
-        K = RBF().gram({"gamma": gamma}, Xs[lo : lo + 2000], Xs)
-        quad += float(a[lo : lo + 2000] @ (K @ a))
-    return 0.5 * quad - float(np.abs(a).sum())
-
-
-def real_row(name: str, X: np.ndarray, y: np.ndarray, C: float, tol: float, repeats: int,
-             threads: list[int]) -> list[dict[str, object]]:  # fmt: skip
-    """Both fits with each BLAS thread setting (0: the machine's default), best CPU (and its
-    wall time) of ``repeats`` interleaved runs each."""
-    g = 1.0 / X.shape[1]
-    ours = SVC(C=C, kernel_params={"gamma": g}, tol=tol, memory_budget=DEFAULT_MEMORY_BUDGET)
-    lib = LibSVC(C=C, gamma=g, tol=tol, cache_size=DEFAULT_MEMORY_BUDGET / 2**20)
-    out = []
-    for nt in threads:
-        with threadpool_limits(limits=nt or None, user_api="blas"):
-            best_o = best_l = (np.inf, np.inf)
-            for _ in range(repeats):
-                best_o = min(best_o, times(lambda: ours.fit(X, y)))
-                best_l = min(best_l, times(lambda: lib.fit(X, y)))
-        out.append({
-            "data": name, "n": y.size, "d": X.shape[1], "C": C,
-            "blas": nt or "default",
-            "ours_cpu": best_o[0], "libsvm_cpu": best_l[0], "cpu_ratio": best_o[0] / best_l[0],
-            "ours_wall": best_o[1], "libsvm_wall": best_l[1], "wall_ratio": best_o[1] / best_l[1],
-            "iter_ours": ours.n_iter_, "iter_libsvm": int(lib.n_iter_[0]),
-            "sv_ours": ours.support_.size, "sv_libsvm": lib.support_.size,
-        })  # fmt: skip
-    a_o, a_l = np.zeros(y.size), np.zeros(y.size)
-    a_o[ours.support_] = ours.dual_coef_[0]
-    a_l[lib.support_] = lib.dual_coef_[0]
-    d_o, d_l = dual_blocked(a_o, X, g), dual_blocked(a_l, X, g)
-    for row in out:
-        row["dual_rel_diff"] = (d_o - d_l) / abs(d_l)
-    return out
-
-
-def real_part(args: argparse.Namespace) -> None:
-    SVC().fit(*gauss10(600, 0))  # load the compiled loop once
-    rows = []
-    for name in args.real_sets:
-        for n in args.sizes or REAL_SIZES:
-            drawn = real_draw(name, n, args.seed)
-            if drawn is None:
-                continue
-            for C in args.Cs:
-                for row in real_row(name, *drawn, C, args.tol, args.repeats or 1, args.threads):
-                    print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
-                                   for k, v in row.items()), flush=True)  # fmt: skip
-                    rows.append(row)
-    df = pd.DataFrame(rows)
-    print(f"\n== one fit per (real data set, n, C): tol={args.tol:g}, gamma = 1/d, best of "
-          f"{args.repeats or 1} ==")  # fmt: skip
-    print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    for blas, part in df.groupby("blas", sort=False):
-        print(
-            f"BLAS threads {blas}: CPU ratio ours/libsvm median {part.cpu_ratio.median():.2f}, "
-            f"worst {part.cpu_ratio.max():.2f}; wall ratio median {part.wall_ratio.median():.2f}, "
-            f"worst {part.wall_ratio.max():.2f} over {len(part)} fits"
-        )
-
-
 def print_ratios(title: str, rows: list[dict[str, object]]) -> None:
     df = pd.DataFrame(rows)
     print(f"\n== {title} ==")
@@ -332,7 +236,7 @@ def grid_row(name: str, data: Split, tol: float, repeats: int):
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parts = ["fit", "sizes", "limit", "grid", "real", "all"]
+    parts = ["fit", "sizes", "limit", "grid", "real", "kfold", "all"]
     ap.add_argument("--part", choices=parts, default="all")
     ap.add_argument("--datasets", nargs="+", default=None, help="default: the part's sets")
     ap.add_argument("--sizes", nargs="+", type=int, default=None, help="default: the part's")
@@ -352,8 +256,10 @@ def main(argv: list[str] | None = None) -> None:
     pd.set_option("display.width", 250)
     pd.set_option("display.max_columns", 30)
     head = f"C={args.C:g}, tol={args.tol:g}, CPU time, {args.blas_threads} BLAS thread(s)"
-    if args.part == "real":  # its own thread settings; not in "all" (~30 minutes)
-        real_part(args)
+    if args.part in ("real", "kfold"):  # their own thread settings; not in "all"
+        from smo_real import kfold_part, real_part  # it imports this module
+
+        (real_part if args.part == "real" else kfold_part)(args)
         return
     with threadpool_limits(limits=args.blas_threads, user_api="blas"):
         if args.part in ("fit", "all"):
