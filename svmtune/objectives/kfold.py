@@ -24,6 +24,7 @@ from svmtune.kernels._distances import inner_products
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
 from svmtune.solvers import SMO, KernelRows, SMOResult, check_gram, feasible_start
+from svmtune.solvers._blas_threads import one_blas_thread
 from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET, as_f8_2d
 from svmtune.solvers.smo import Selection, _rows_beat_gram
 
@@ -351,7 +352,9 @@ class _BoundKFoldCV(BoundSVMObjective):
         K, evals = (None, 0) if cold else self._gram(kp)
         k = len(self.folds)
         if self.objective.n_jobs == 1:
-            results = [self._solve_fold(f, C, kp, K, seeds[f]) for f in range(k)]
+            # cold folds: small products (validation decisions) between solves on one thread
+            with one_blas_thread(cold):
+                results = [self._solve_fold(f, C, kp, K, seeds[f]) for f in range(k)]
         else:
             from joblib import Parallel, delayed  # ~0.2 s to import: only when used
 
