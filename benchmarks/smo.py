@@ -25,6 +25,11 @@ Three comparisons, all in this process, CPU seconds (``time.process_time``) with
    ratio, the chosen parameters, the CV errors and the test errors, and the SMO iterations our
    run needed with alpha seeding and without it.
 
+5. ``real`` and ``kfold`` (in ``benchmarks/smo_real.py``, not part of ``all``): real data sets
+   at 2,000-20,000 points and C = 1, 100, 1e4 with the machine's default BLAS threads and with
+   one, CPU and wall ratios against libsvm; one-shot ``KFoldCV(k=5)`` against
+   ``cross_val_score(SVC)``. SMO itself limits BLAS to one thread while its loop runs.
+
 libsvm is single-threaded, and on a busy two-core machine a multi-threaded BLAS slows small
 matrix products down by an order of magnitude, hence one BLAS thread (``--blas-threads``). The
 numba compile/load cost is paid by a warm-up fit before timing. The script prints; it asserts
@@ -35,6 +40,8 @@ sides are timed alternately, best of the repeats).
     python benchmarks/smo.py --part fit --repeats 20
     python benchmarks/smo.py --part sizes --sizes 2000 5000 --datasets banana twonorm
     python benchmarks/smo.py --part limit --repeats 3           # ~10-20 minutes
+    python benchmarks/smo.py --part real                        # ~30-60 minutes
+    python benchmarks/smo.py --part kfold --Cs 1 100
 """
 
 from __future__ import annotations
