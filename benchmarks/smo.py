@@ -1,6 +1,6 @@
 """svmtune's SMO against libsvm (scikit-learn's SVC), and the HINGE baseline against GridSearchCV.
 
-Three comparisons, all in this process, CPU seconds (``time.process_time``) with one BLAS thread:
+Comparisons in this process, CPU seconds (``time.process_time``); parts 1-4 with one BLAS thread:
 
 1. ``fit``: one training at the same C, gamma (default ``1 / n_features``), tol and cache size
    (``SVC(cache_size=...)`` = our ``memory_budget``) on the benchmark sets: the
@@ -243,7 +243,7 @@ def grid_row(name: str, data: Split, tol: float, repeats: int):
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parts = ["fit", "sizes", "limit", "grid", "real", "kfold", "all"]
+    parts = ["fit", "sizes", "limit", "grid", "real", "kfold", "passes", "all"]
     ap.add_argument("--part", choices=parts, default="all")
     ap.add_argument("--datasets", nargs="+", default=None, help="default: the part's sets")
     ap.add_argument("--sizes", nargs="+", type=int, default=None, help="default: the part's")
@@ -263,10 +263,10 @@ def main(argv: list[str] | None = None) -> None:
     pd.set_option("display.width", 250)
     pd.set_option("display.max_columns", 30)
     head = f"C={args.C:g}, tol={args.tol:g}, CPU time, {args.blas_threads} BLAS thread(s)"
-    if args.part in ("real", "kfold"):  # their own thread settings; not in "all"
-        from smo_real import kfold_part, real_part  # it imports this module
+    if args.part in ("real", "kfold", "passes"):  # their own thread settings; not in "all"
+        import smo_real  # it imports this module
 
-        (real_part if args.part == "real" else kfold_part)(args)
+        getattr(smo_real, f"{args.part}_part")(args)
         return
     with threadpool_limits(limits=args.blas_threads, user_api="blas"):
         if args.part in ("fit", "all"):

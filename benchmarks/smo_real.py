@@ -9,11 +9,14 @@ default BLAS threads and with one (``--threads``). Per fit the CPU and wall seco
 vectors and the relative difference of the dual objectives; then per thread setting the median
 and worst ratios.
 
+``passes``: microseconds an iteration, ours and libsvm's, with and without shrinking.
+
 ``kfold``: one-shot ``KFoldCV(k=5)`` (a fresh binding, one evaluation: its folds start cold)
 against ``cross_val_score(SVC)`` on the same folds, at n = 2,000-10,000, default threads.
 
     python benchmarks/smo.py --part real                    # ~30-60 minutes on a loaded machine
     python benchmarks/smo.py --part kfold --Cs 1 100
+    python benchmarks/smo.py --part passes --real-sets penbased-eo --Cs 10000
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from svmtune import SVC
 from svmtune.datasets import standardize
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV
+from svmtune.solvers import SMO
 from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
 
 REAL_SIZES = [2000, 5000, 10000, 20000]
@@ -132,6 +136,35 @@ def real_part(args: argparse.Namespace) -> None:
             f"worst {part.cpu_ratio.max():.2f}; wall ratio median {part.wall_ratio.median():.2f}, "
             f"worst {part.wall_ratio.max():.2f} over {len(part)} fits"
         )
+
+
+def passes_part(args: argparse.Namespace) -> None:
+    """Microseconds an iteration of SMO and of libsvm, with and without shrinking (without,
+    every iteration passes over all points: the cost of the passes themselves)."""
+    for name in args.real_sets:
+        for n in args.sizes or [10000]:
+            drawn = real_draw(name, n, args.seed)
+            if drawn is None:
+                continue
+            X, y = drawn
+            g = 1.0 / X.shape[1]
+            for C in args.Cs:
+                for shrinking in (True, False):
+                    solver = SMO(tol=args.tol, shrinking=shrinking)
+                    lib = LibSVC(C=C, gamma=g, tol=args.tol, cache_size=512, shrinking=shrinking)
+                    kw = {"C": C, "kernel": RBF(), "params": {"gamma": g}, "X": X}
+                    res = solver.solve(y, **kw)  # warm-up
+                    t_o = t_l = np.inf
+                    for _ in range(args.repeats or 3):
+                        t_o = min(t_o, times(lambda: solver.solve(y, **kw))[0])  # noqa: B023
+                        t_l = min(t_l, times(lambda: lib.fit(X, y))[0])  # noqa: B023
+                    it_l = int(lib.n_iter_[0])
+                    print(
+                        f"{name} n={n} C={C:g} shrinking={shrinking}: ours {t_o:.3f} s, "
+                        f"{res.iterations} iterations, {1e6 * t_o / res.iterations:.1f} us each; "
+                        f"libsvm {t_l:.3f} s, {it_l} iterations, {1e6 * t_l / it_l:.1f} us each",
+                        flush=True,
+                    )
 
 
 def kfold_row(name: str, X: np.ndarray, y: np.ndarray, C: float, folds: list, tol: float,

@@ -98,8 +98,7 @@ def compute_row(r, cache, source, order, size, complete):  # pragma: no cover - 
     # complete row in the store is copied from there (computed once, counted once), when such
     # rows are at least half of the columns. For short points the row is computed whole:
     # reading column r of the held rows (one cache miss an entry) cost more than computing
-    # the entries (letter, d = 16, at 2,000-10,000 points, C = 1: fits 1.6-1.9x faster
-    # without the copies; docs/smo.md).
+    # the entries (measured on letter, d = 16, at 2,000-10,000 points and C = 1; docs/smo.md).
     held = 0
     if d > 64:
         for k in range(owner.shape[0]):
