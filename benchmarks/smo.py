@@ -1,6 +1,6 @@
 """svmtune's SMO against libsvm (scikit-learn's SVC), and the HINGE baseline against GridSearchCV.
 
-Three comparisons, all in this process, CPU seconds (``time.process_time``) with one BLAS thread:
+Comparisons in this process, CPU seconds (``time.process_time``); parts 1-4 with one BLAS thread:
 
 1. ``fit``: one training at the same C, gamma (default ``1 / n_features``), tol and cache size
    (``SVC(cache_size=...)`` = our ``memory_budget``) on the benchmark sets: the
@@ -25,6 +25,11 @@ Three comparisons, all in this process, CPU seconds (``time.process_time``) with
    ratio, the chosen parameters, the CV errors and the test errors, and the SMO iterations our
    run needed with alpha seeding and without it.
 
+5. ``real`` and ``kfold`` (in ``benchmarks/smo_real.py``, not part of ``all``): real data sets
+   at 2,000-20,000 points and C = 1, 100, 1e4 with the machine's default BLAS threads and with
+   one, CPU and wall ratios against libsvm; one-shot ``KFoldCV(k=5)`` against
+   ``cross_val_score(SVC)``. SMO itself limits BLAS to one thread while its loop runs.
+
 libsvm is single-threaded, and on a busy two-core machine a multi-threaded BLAS slows small
 matrix products down by an order of magnitude, hence one BLAS thread (``--blas-threads``). The
 numba compile/load cost is paid by a warm-up fit before timing. The script prints; it asserts
@@ -35,6 +40,8 @@ sides are timed alternately, best of the repeats).
     python benchmarks/smo.py --part fit --repeats 20
     python benchmarks/smo.py --part sizes --sizes 2000 5000 --datasets banana twonorm
     python benchmarks/smo.py --part limit --repeats 3           # ~10-20 minutes
+    python benchmarks/smo.py --part real                        # ~30-60 minutes
+    python benchmarks/smo.py --part kfold --Cs 1 100
 """
 
 from __future__ import annotations
@@ -64,6 +71,7 @@ SIZES = [1000, 2000, 5000]
 LIMIT_SETS = ["banana", "twonorm", "gauss10"]
 LIMIT_SIZES = [500, 2000, 5000]
 LIMIT_CS = [1.0, 100.0, 1e4]
+REAL_SETS = ["penbased-eo", "ring", "twonorm", "banana", "letter-am", "spambase"]
 
 
 def split(name: str, seed: int, banana_rows: int | None = None) -> Split:
@@ -235,11 +243,15 @@ def grid_row(name: str, data: Split, tol: float, repeats: int):
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=["fit", "sizes", "limit", "grid", "all"], default="all")
+    parts = ["fit", "sizes", "limit", "grid", "real", "kfold", "passes", "all"]
+    ap.add_argument("--part", choices=parts, default="all")
     ap.add_argument("--datasets", nargs="+", default=None, help="default: the part's sets")
     ap.add_argument("--sizes", nargs="+", type=int, default=None, help="default: the part's")
     ap.add_argument("--Cs", nargs="+", type=float, default=LIMIT_CS, help="the limit part's C")
     ap.add_argument("--limit-sets", nargs="+", default=LIMIT_SETS)
+    ap.add_argument("--real-sets", nargs="+", default=REAL_SETS)
+    ap.add_argument("--threads", nargs="+", type=int, default=[0, 1],
+                    help="BLAS threads of the real part (0: the machine's default)")  # fmt: skip
     ap.add_argument("--seed", type=int, default=0, help="split seed")
     ap.add_argument("--C", type=float, default=1.0)
     ap.add_argument("--gamma", type=float, default=None, help="default 1 / n_features")
@@ -251,6 +263,11 @@ def main(argv: list[str] | None = None) -> None:
     pd.set_option("display.width", 250)
     pd.set_option("display.max_columns", 30)
     head = f"C={args.C:g}, tol={args.tol:g}, CPU time, {args.blas_threads} BLAS thread(s)"
+    if args.part in ("real", "kfold", "passes"):  # their own thread settings; not in "all"
+        import smo_real  # it imports this module
+
+        getattr(smo_real, f"{args.part}_part")(args)
+        return
     with threadpool_limits(limits=args.blas_threads, user_api="blas"):
         if args.part in ("fit", "all"):
             rows = []

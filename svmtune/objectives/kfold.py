@@ -5,11 +5,12 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._lazy import lazy_module
 from svmtune._validation import as_rng, check_n_jobs, check_positive_int
 from svmtune.classifier import (
     KernelExpansion,
@@ -18,11 +19,19 @@ from svmtune.classifier import (
     labels_from_decisions,
 )
 from svmtune.datasets import stratified_kfold
+from svmtune.kernels import PreparedKernel
+from svmtune.kernels._distances import inner_products
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
 from svmtune.solvers import SMO, KernelRows, SMOResult, check_gram, feasible_start
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
-from svmtune.solvers.smo import Selection
+from svmtune.solvers._blas_threads import one_blas_thread
+from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET, as_f8_2d
+from svmtune.solvers.smo import Selection, _rows_beat_gram
+
+if TYPE_CHECKING:
+    from svmtune.solvers import _rbf_gram
+else:  # compiled code: loaded on first use (svmtune._lazy)
+    _rbf_gram = lazy_module("svmtune.solvers._rbf_gram")
 
 __all__ = ["KFoldCV"]
 
@@ -45,9 +54,16 @@ class KFoldCV(SVMObjective):
 
     How it is fast:
 
-    - binding computes the kernel statistics (squared distances) once; an evaluation makes one
-      Gram matrix over all training points (one ``exp`` pass for an RBF kernel) and every fold
-      solves on its training indices of that matrix, without copying it;
+    - an evaluation makes one Gram matrix over all training points and every fold solves on
+      its training indices of that matrix, without copying it. An RBF Gram matrix is built
+      fused from one product ``X X'`` (exactly symmetric, unit diagonal, positive semidefinite
+      by construction: not checked); other kernels' from statistics of all points computed
+      once (e.g. squared distances), checked;
+    - an evaluation whose folds all start cold (the first one, or any with ``seeding=False``)
+      with an RBF or linear kernel on more than 500 training points per fold of at most 64
+      features trains each fold on kernel rows of its own points instead, computed by SMO's
+      compiled loop as one fit does (a solve touches only part of the matrix), and computes
+      the validation decisions from the support vectors;
     - the validation decision values are read off the Gram rows already in memory: no second
       kernel pass. A decision within round-off of zero
       (:func:`~svmtune.classifier.decision_tolerance`) is a tie, labelled +1 as the final
@@ -57,9 +73,11 @@ class KFoldCV(SVMObjective):
       change of ``C``: :data:`KERNEL_WEIGHT`), clipped to the new ``C``'s box (not rescaled:
       rescaling by the ratio of the ``C`` values cost more iterations than it saved) and made
       feasible
-      (:func:`~svmtune.solvers.feasible_start`). On the very first evaluation, fold 0 starts
-      cold and the other folds from fold 0's solution. Seeding never changes which problem is
-      solved, only where SMO starts; the iteration counts in the evaluation's cost show what it
+      (:func:`~svmtune.solvers.feasible_start`). The first evaluation starts every fold cold
+      (seeding folds from fold 0's solution saved few iterations and cost more CPU than
+      they took: a warm start's gradient needs the kernel rows of its support vectors).
+      Seeding never changes which problem is solved, only where SMO starts; the iteration
+      counts in the evaluation's cost show what it
       saves. The choice of seed does not depend on ``n_jobs``;
     - the folds of one evaluation run in parallel (joblib, threads: the compiled SMO loop
       releases the GIL) when ``n_jobs != 1``;
@@ -163,8 +181,9 @@ class _BoundKFoldCV(BoundSVMObjective):
         o = self.objective
         seed = np.random.SeedSequence() if o.random_state is None else o.random_state
         self.folds = stratified_kfold(self.y, int(o.k), seed)
-        # The distances and the Gram matrix live side by side during an evaluation.
-        self.prepared = self._prepared_if_fits()
+        # Whether the Gram matrix over all points is held (else each fold computes its rows).
+        self.fits = o._gram_fits(self.n_samples)
+        self._prepared: PreparedKernel | None = None
         # Per fold: recent (seeding coordinates, alpha over all n points).
         self._seeds: list[deque[tuple[NDArray[np.float64], NDArray[np.float64]]]] = [
             deque(maxlen=int(o.max_seeds)) for _ in self.folds
@@ -252,12 +271,30 @@ class _BoundKFoldCV(BoundSVMObjective):
         return res, errors, extra
 
     def _gram(self, kp: dict[str, float]) -> tuple[NDArray[np.float64] | None, int]:
-        """The Gram matrix over all points (None without a prepared kernel), its entries."""
-        if self.prepared is None:
+        """The Gram matrix over all points (None when it does not fit), its entries.
+
+        An RBF Gram matrix is built fused from one product ``X X'`` (exactly symmetric, unit
+        diagonal, positive semidefinite by construction: not checked), as SMO builds it for
+        one fit; other kernels from their statistics of all points (computed on first use,
+        then kept), checked (:func:`~svmtune.solvers.check_gram`)."""
+        if not self.fits:
             return None, 0
+        n = self.n_samples
+        form = self.kernel.inner_product_form(kp)
+        if form is not None and form.kind == "rbf":
+            return _rbf_gram.rbf_gram(self.X, form.gamma), n * n
+        if form is not None:  # linear: X X', symmetric and PSD by construction
+            return as_f8_2d(inner_products(self.X)), n * n
         K = self.prepared.gram(kp)
         check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
-        return K, self.n_samples * self.n_samples
+        return K, n * n
+
+    @property
+    def prepared(self) -> PreparedKernel:
+        """The kernel's statistics of all points (e.g. squared distances), made once."""
+        if self._prepared is None:
+            self._prepared = self.kernel.prepare(self.X)
+        return self._prepared
 
     def _row_solver(self) -> SMO:
         """The solver on shared rows: without shrinking, so that every row it computes is
@@ -274,7 +311,7 @@ class _BoundKFoldCV(BoundSVMObjective):
         computes, when the Gram
         matrix fits the memory budget (twice over: the distances live beside it). Its count
         is exact: the diagonal and each complete row computed, once (``n`` entries each)."""
-        if self.prepared is None or self.kernel.inner_product_form(kp) is None:
+        if not self.fits or self.kernel.inner_product_form(kp) is None:
             return None
         return KernelRows(self.kernel, kp, self.X, capacity=self.n_samples, check=False)
 
@@ -293,19 +330,64 @@ class _BoundKFoldCV(BoundSVMObjective):
             K, evals = None, rows.kernel_evals  # the diagonal
         else:
             K, evals = self._gram(kp)
-        point = self._seed_point(params)
+        seeds = self._seeds_for(params)
         k = len(self.folds)
-        seeds = [self._seed(f, point) for f in range(k)]
-        # First evaluation: fold 0 cold, the others seeded from it (as _evaluate does).
-        first = self.objective.seeding and all(s is None for s in seeds)
+        results: list[tuple[SMOResult, int, int]] = []
+        errors = validated = 0
+        for f in range(k):
+            out = self._solve_fold(f, C, kp, K, seeds[f], rows)
+            results.append(out)
+            errors += out[1]
+            validated += int(self.folds[f][1].size)
+            if f + 1 < k and report(f + 1, errors / validated):
+                break
+        return self._outcome(params, results, evals, rows)
+
+    def _evaluate(self, params: dict[str, float]) -> Outcome:
+        C = self.C(params)
+        kp = self.kernel_params(params)
+        seeds = self._seeds_for(params)
+        cold = all(s is None for s in seeds) and self._fold_rows_pay(kp)
+        # cold folds on rows of their own points: no Gram matrix over all points
+        K, evals = (None, 0) if cold else self._gram(kp)
+        k = len(self.folds)
+        if self.objective.n_jobs == 1:
+            # cold folds: small products (validation decisions) between solves on one thread
+            with one_blas_thread(cold):
+                results = [self._solve_fold(f, C, kp, K, seeds[f]) for f in range(k)]
+        else:
+            from joblib import Parallel, delayed  # ~0.2 s to import: only when used
+
+            results = Parallel(n_jobs=self.objective.n_jobs, prefer="threads")(
+                delayed(self._solve_fold)(f, C, kp, K, seeds[f]) for f in range(k)
+            )
+        return self._outcome(params, results, evals, None)
+
+    def _seeds_for(self, params: dict[str, float]) -> list[NDArray[np.float64] | None]:
+        point = self._seed_point(params)
+        return [self._seed(f, point) for f in range(len(self.folds))]
+
+    def _fold_rows_pay(self, kp: dict[str, float]) -> bool:
+        """Whether folds that start cold train faster on kernel rows of their own points
+        (computed by SMO's compiled loop, as one fit does) than on the Gram matrix of all
+        points: for RBF and linear kernels on more than 500 training points of at most 64
+        features (:func:`~svmtune.solvers.smo._rows_beat_gram`)."""
+        n_train = min(tr.size for tr, _ in self.folds)
+        return _rows_beat_gram(self.kernel, kp, int(n_train), self.X.shape[1])
+
+    def _outcome(
+        self,
+        params: dict[str, float],
+        results: list[tuple[SMOResult, int, int]],
+        evals: int,
+        rows: KernelRows | None,
+    ) -> Outcome:
+        """The pooled error of the folds solved (``results``, the first ones), their cost, and
+        their solutions kept as seeds."""
+        point = self._seed_point(params)
         errors = validated = iterations = n_sv = 0
         converged = True
-        pruned = False
-        done = 0
-        for f in range(k):
-            res, err, extra = self._solve_fold(f, C, kp, K, seeds[f], rows)
-            if first and f == 0:
-                seeds = [res.alpha] * k
+        for f, (res, err, extra) in enumerate(results):
             errors += err
             validated += int(self.folds[f][1].size)
             iterations += res.iterations
@@ -313,10 +395,7 @@ class _BoundKFoldCV(BoundSVMObjective):
             n_sv += int(np.count_nonzero(res.alpha))
             converged = converged and res.converged
             self._seeds[f].append((point, res.alpha))
-            done = f + 1
-            if done < k and report(done, errors / validated):
-                pruned = True
-                break
+        done = len(results)
         info = {
             "errors": errors,
             "mean_support_vectors": n_sv / done,
@@ -329,51 +408,8 @@ class _BoundKFoldCV(BoundSVMObjective):
             kernel_evals=evals,
             iterations=iterations,
             info=info,
-            pruned=pruned,
+            pruned=done < len(self.folds),
         )
-
-    def _evaluate(self, params: dict[str, float]) -> Outcome:
-        C = self.C(params)
-        kp = self.kernel_params(params)
-        n = self.n_samples
-        K, evals = self._gram(kp)
-        point = self._seed_point(params)
-        k = len(self.folds)
-        seeds = [self._seed(f, point) for f in range(k)]
-        results: list[tuple[SMOResult, int, int] | None] = [None] * k
-        todo = list(range(k))
-        if self.objective.seeding and all(s is None for s in seeds):
-            # First evaluation: fold 0 cold, the others seeded from it.
-            first = self._solve_fold(0, C, kp, K, None)
-            results[0] = first
-            seeds = [first[0].alpha] * k
-            todo = todo[1:]
-        from joblib import Parallel, delayed  # ~0.2 s to import: only when used
-
-        done = Parallel(n_jobs=self.objective.n_jobs, prefer="threads")(
-            delayed(self._solve_fold)(f, C, kp, K, seeds[f]) for f in todo
-        )
-        for f, out in zip(todo, done, strict=True):
-            results[f] = out
-        errors = 0
-        iterations = 0
-        n_sv = 0
-        converged = True
-        for f, out in enumerate(results):
-            assert out is not None
-            res, err, extra = out
-            errors += err
-            iterations += res.iterations
-            evals += res.kernel_evals + extra
-            n_sv += int(np.count_nonzero(res.alpha))
-            converged = converged and res.converged
-            self._seeds[f].append((point, res.alpha))
-        info = {
-            "errors": errors,
-            "mean_support_vectors": n_sv / k,
-            "converged": converged,
-        }
-        return Outcome(errors / n, kernel_evals=evals, iterations=iterations, info=info)
 
     def seed_from(self, other: BoundSVMObjective, positions: NDArray[np.intp]) -> None:
         """Take ``other``'s fold solutions as seeds (a warm start for the next evaluations).
@@ -402,9 +438,8 @@ class _BoundKFoldCV(BoundSVMObjective):
         checked = self.space.check(params)
         C = self.C(checked)
         kp = self.kernel_params(checked)
-        if self.prepared is not None:
-            K = self.prepared.gram(kp)
-            check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
+        K, _ = self._gram(kp)
+        if K is not None:
             res = self.solver.solve(self.y, C=C, gram=K)
         else:
             res = self.solver.solve(self.y, C=C, kernel=self.kernel, params=kp, X=self.X)

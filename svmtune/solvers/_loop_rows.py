@@ -61,15 +61,25 @@ def compute_row(r, cache, source, order, size, complete):  # pragma: no cover - 
     m = order.shape[0]
     s = slot[r]
     if s < 0:
-        s = 0
-        oldest = stamp[0]
-        for k in range(owner.shape[0]):
-            if owner[k] < 0:
-                s = k
-                break
-            if stamp[k] < oldest:
-                oldest = stamp[k]
-                s = k
+        cap = owner.shape[0]
+        if owner[cap - 1] < 0:
+            # not full: slots are filled in order, so the first free one follows the used
+            # prefix (bisection; any free slot would do: owner[hi] stays free)
+            lo, hi = 0, cap - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if owner[mid] < 0:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            s = lo
+        else:  # the least recently used slot
+            s = 0
+            oldest = stamp[0]
+            for k in range(cap):
+                if stamp[k] < oldest:
+                    oldest = stamp[k]
+                    s = k
         if owner[s] >= 0:
             slot[owner[s]] = -1
         owner[s] = r
@@ -84,15 +94,17 @@ def compute_row(r, cache, source, order, size, complete):  # pragma: no cover - 
     # complete row stays valid after the reactivation.
     partial = not complete and size < m and (2 * size < n or d <= 64)
     cnt = size if partial else n
-    # K is symmetric: an entry K[r, t] whose column t has its complete row in the store is
-    # copied from there (computed once, counted once), when such rows are at least a quarter
-    # of the columns (long points: half); with fewer, looking for them costs more CPU than
-    # they save, and the row is computed whole.
+    # K is symmetric: for long points (d > 64), an entry K[r, t] whose column t has its
+    # complete row in the store is copied from there (computed once, counted once), when such
+    # rows are at least half of the columns. For short points the row is computed whole:
+    # reading column r of the held rows (one cache miss an entry) cost more than computing
+    # the entries (measured on letter, d = 16, at 2,000-10,000 points and C = 1; docs/smo.md).
     held = 0
-    for k in range(owner.shape[0]):
-        if owner[k] >= 0 and owner[k] != r and row_epoch[k] < 0:
-            held += 1
-    reuse = 4 * held >= cnt and (d <= 64 or 2 * held >= cnt)
+    if d > 64:
+        for k in range(owner.shape[0]):
+            if owner[k] >= 0 and owner[k] != r and row_epoch[k] < 0:
+                held += 1
+    reuse = d > 64 and 2 * held >= cnt
     direct = not reuse and not partial  # column k is entry k
     need = order  # the columns computed, need[:m_need] (unless direct)
     m_need = cnt

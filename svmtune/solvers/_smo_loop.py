@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 from svmtune.solvers._loop_rows import compute_row, fetch_row, has_row
-from svmtune.solvers._pair_step import add_pair, clipped_step, select_i, select_j
+from svmtune.solvers._pair_step import TAU, clipped_step
 from svmtune.solvers._shrinking import (
     COUNTER,
     PHASE,
@@ -79,6 +79,97 @@ def _add_bound(Gbar, y, Kr, w):  # pragma: no cover - compiled
     """``Gbar += y * w * Kr``: a variable reached (``w = C y``) or left (``-C y``) its bound."""
     for t in range(Gbar.shape[0]):
         Gbar[t] += y[t] * w * Kr[t]
+
+
+UP = 1
+"""Status bit: the variable is in ``I_up`` (``v = -y G`` may grow)."""
+LOW = 2
+"""Status bit: the variable is in ``I_low``."""
+POS = 4
+"""Status bit: ``y = +1``."""
+
+
+@njit(cache=True, nogil=True)
+def _status(y, a, c):  # pragma: no cover - compiled
+    """The int8 status of one variable (:data:`UP`, :data:`LOW`, :data:`POS` bits)."""
+    if y > 0.0:
+        return np.int8(POS | (UP if a < c else 0) | (LOW if a > 0.0 else 0))
+    return np.int8((UP if a > 0.0 else 0) | (LOW if a < c else 0))
+
+
+@njit(cache=True, nogil=True)
+def _statuses(y, C, alpha, size, st):  # pragma: no cover - compiled
+    for t in range(size):
+        st[t] = _status(y[t], alpha[t], C[t])
+
+
+@njit(cache=True, nogil=True)
+def _select_i_st(st, G, size):  # pragma: no cover - compiled
+    """:func:`select_i` on the statuses: the same values and ties."""
+    gmax = -np.inf
+    p = -1
+    for t in range(size):
+        s = st[t]
+        if s & UP:
+            v = -G[t] if s & POS else G[t]
+            if v > gmax:
+                gmax = v
+                p = t
+    return gmax, p
+
+
+@njit(cache=True, nogil=True)
+def _select_j_st(st, G, diag, size, gmax, second_order, Ki, kii, order, whole):  # pragma: no cover
+    """:func:`select_j` on the statuses (LIBSVM's layout: one int8 a variable instead of
+    ``y``, ``C`` and ``alpha``): the same values and ties."""
+    gmin = np.inf
+    p = -1
+    best = np.inf
+    for t in range(size):
+        s = st[t]
+        if not s & LOW:
+            continue
+        v = -G[t] if s & POS else G[t]
+        if v < gmin:
+            gmin = v
+            if not second_order:
+                p = t
+        if second_order:
+            b = gmax - v
+            if b > 0.0:
+                a = kii + diag[t] - 2.0 * Ki[t if whole else order[t]]
+                if a <= 0.0:
+                    a = TAU
+                obj = -(b * b) / a
+                if obj < best:
+                    best = obj
+                    p = t
+    return gmin, p
+
+
+@njit(cache=True, nogil=True)
+def _add_pair_select_i(G, st, Ki, Kj, ci, cj, size, order, whole):  # pragma: no cover
+    """:func:`add_pair` fused with the next iteration's :func:`select_i` (one pass instead of
+    two; ``st`` already holds the pair's new statuses): returns ``select_i``'s
+    ``(gmax, position)`` on the updated gradient, the same values and ties (``y = +-1``:
+    ``G + y u`` is ``G + u`` or ``G - u`` exactly)."""
+    gmax = -np.inf
+    p = -1
+    for t in range(size):
+        c = t if whole else order[t]
+        u = ci * Ki[c] + cj * Kj[c]
+        s = st[t]
+        if s & POS:
+            g = G[t] + u
+            v = -g
+        else:
+            g = G[t] - u
+            v = g
+        G[t] = g
+        if s & UP and v > gmax:
+            gmax = v
+            p = t
+    return gmax, p
 
 
 @njit(cache=True, nogil=True)
@@ -132,8 +223,7 @@ def smo_loop(
     gap = np.inf
     status = CONVERGED
     need = -1
-    # typed (not literal) arguments: a literal -1 or True would compile the helpers again
-    no_skip = np.int64(-1)
+    # typed (not literal) arguments: a literal True would compile the helpers again
     complete = np.bool_(True)  # compute_row's complete
     # While some variables are out of the loop (shrunk, or left out by the caller) the passes
     # run over contiguous copies of the active prefix (packed: yP, CP, aP, GP, dP at positions
@@ -145,7 +235,14 @@ def smo_loop(
     GP = np.empty(m)
     dP = np.empty(m)
     packed = False
+    st = np.empty(n, dtype=np.int8)  # statuses of the positions (valid while fused is)
+    # the next iteration's i, found during the gradient update (valid until the active set or
+    # its packing changes, or the loop returns)
+    fused = False
+    next_gmax = -np.inf
+    next_pi = -1
     while True:
+        was_packed = packed
         phase = state[PHASE]
         if phase == 0:
             state[COUNTER] -= 1
@@ -169,6 +266,7 @@ def smo_loop(
         if phase == 1:
             state[SIZE] = shrink(y, C, alpha, G, order, state[SIZE])
             state[PHASE] = 2
+            fused = False
         size = state[SIZE]
         if size < n and not packed:  # not every variable active: work on packed copies
             pack(y, C, alpha, G, diag, order, size, yP, CP, aP, GP, dP)
@@ -176,7 +274,12 @@ def smo_loop(
         # positions index the packed copies, else the variables themselves
         yS, CS, aS, GS, dS = (yP, CP, aP, GP, dP) if packed else (y, C, alpha, G, diag)
         # ---- working-set selection: i maximises v = -y G over I_up, j by _pair_step ---------
-        gmax, pi = select_i(yS, CS, aS, GS, size, no_skip)
+        if fused and packed == was_packed:
+            gmax, pi = next_gmax, next_pi
+        else:  # the statuses of these positions, and i
+            _statuses(yS, CS, aS, size, st)
+            gmax, pi = _select_i_st(st, GS, size)
+        fused = False
         i = order[pi] if packed and pi >= 0 else pi
         Ki = diag  # not read by the first-order selection
         kii = 0.0
@@ -194,8 +297,8 @@ def smo_loop(
         gmin = np.inf
         pj = -1
         if i >= 0 or not second_order:
-            gmin, pj = select_j(
-                yS, CS, aS, GS, dS, size, no_skip, gmax, second_order, Ki, kii, order, not packed
+            gmin, pj = _select_j_st(
+                st, GS, dS, size, gmax, second_order, Ki, kii, order, not packed
             )
         j = order[pj] if packed and pj >= 0 else pj
         gap = -np.inf if i < 0 or j < 0 else gmax - gmin
@@ -254,6 +357,8 @@ def smo_loop(
         if packed:
             aP[pi] = new_i
             aP[pj] = new_j
+        st[pi] = _status(y[i], new_i, C[i])
+        st[pj] = _status(y[j], new_j, C[j])
         if flip_i:
             _add_bound(Gbar, y, Ki, C[i] * y[i] if new_i >= C[i] else -C[i] * y[i])
         if flip_j:
@@ -261,7 +366,8 @@ def smo_loop(
         # ---- gradient update: G += Q[:, i] d_i + Q[:, j] d_j, over the active prefix --------
         ci = y[i] * (new_i - old_i)
         cj = y[j] * (new_j - old_j)
-        add_pair(GS, yS, Ki, Kj, ci, cj, size, order, not packed)
+        next_gmax, next_pi = _add_pair_select_i(GS, st, Ki, Kj, ci, cj, size, order, not packed)
+        fused = True
         steps += 1
         state[PHASE] = 0
     if packed:

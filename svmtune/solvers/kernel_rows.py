@@ -15,10 +15,11 @@ from svmtune.kernels import KernelModel
 from svmtune.kernels.row_forms import squared_norms
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _gram_scan, _loop_rows
+    from svmtune.solvers import _gram_scan, _loop_rows, _refresh
 else:  # compiled code: loaded on first use (svmtune._lazy)
     _gram_scan = lazy_module("svmtune.solvers._gram_scan")
     _loop_rows = lazy_module("svmtune.solvers._loop_rows")
+    _refresh = lazy_module("svmtune.solvers._refresh")
 
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
@@ -179,9 +180,9 @@ class KernelRows:
         Kernel entries computed so far: ``n`` for the diagonal, then for each row the entries
         computed for it, and the entries for recomputing gradients. ``K`` is symmetric: an
         entry whose column's complete row is cached is copied from there, not computed again
-        (rows computed in SMO's compiled loop do so once the complete rows cached are a quarter
-        of the columns, half for points longer than 64; before, looking for them costs more
-        CPU than they save).
+        (rows computed in SMO's compiled loop do so only for points longer than 64, once the
+        complete rows cached are half of the columns: for shorter points reading the cached
+        rows' columns costs more CPU than computing the entries).
     kind : int
         0 when rows are computed through ``kernel.gram`` in Python; RBF and linear rows are
         computed inside SMO's compiled loop instead (no Python call per row, no per-row check:
@@ -416,11 +417,18 @@ class KernelRows:
         ``targets``, in place (``Gbar`` holds the variables at their upper bound).
 
         Uses the cached complete rows of the free support vectors; the entries ``K_st`` of the
-        others are computed (and counted) in blocks within the memory budget, not cached."""
+        others are computed (and counted), not cached: for RBF and linear rows in compiled code
+        (:mod:`svmtune.solvers._refresh`), else in blocks within the memory budget."""
         if not targets.size:
             return
         sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)
         ay = alpha * y
+        if self.kind != _loop_rows.ROWS_GIVEN:
+            self._evals += int(_refresh.refresh_from_points(
+                self.rows, self.slot, self.row_epoch, self.kind, self.points, self.sq,
+                self.gamma, ay, y, sv, targets, Gbar, G,
+            ))  # fmt: skip
+            return
         acc = np.zeros(targets.size)
         cached = self._full_mask(sv)
         if cached.any():

@@ -15,12 +15,14 @@ from numpy.typing import NDArray
 
 from svmtune._lazy import lazy_module
 from svmtune._warnings import MAX_ITER_PREFIX, warn_not_converged
+from svmtune.solvers._blas_threads import BLAS_ROW_THRESHOLD, one_blas_thread
 from svmtune.solvers.kernel_rows import RowStore
 from svmtune.solvers.smo_result import SMOResult
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _shrinking, _smo_loop
+    from svmtune.solvers import _loop_rows, _shrinking, _smo_loop
 else:  # compiled code: loaded on first use (svmtune._lazy)
+    _loop_rows = lazy_module("svmtune.solvers._loop_rows")
     _shrinking = lazy_module("svmtune.solvers._shrinking")
     _smo_loop = lazy_module("svmtune.solvers._smo_loop")
 
@@ -167,6 +169,27 @@ class SMORun:
                 raise ValueError(f"max_steps must be >= 0; got {max_steps!r}")
             budget = min(budget, int(max_steps))
         store = self._store
+        # the loop's rows are BLAS matrix-vector products: on one thread (see _blas_threads)
+        loop_blas = store.kind != _loop_rows.ROWS_GIVEN and store.points.size >= BLAS_ROW_THRESHOLD
+        with one_blas_thread(loop_blas):
+            moved = self._loop(budget)
+        if moved and int(self._state[_shrinking.SIZE]) < self.n:
+            self._stale = True
+        if not self.converged and self.iterations >= self.max_iter and not self._warned:
+            self._warned = True
+            warn_not_converged(
+                f"{MAX_ITER_PREFIX}={self.max_iter} iterations with KKT gap "
+                f"{self.gap:.3g} > tol={self.tol:g}: the solution is not optimal. To converge, "
+                f"use a larger tol (e.g. tol={10 * self.tol:g}), a smaller C (here up to "
+                f"{float(np.max(self.C)):.3g}; the iterations SMO needs grow with C), or "
+                "scale the features (svmtune.datasets.standardize); or raise max_iter",
+                stacklevel=2,
+            )
+        return self.converged
+
+    def _loop(self, budget: int) -> bool:
+        """Run the compiled loop, answering its requests, until it stops; whether it moved."""
+        store = self._store
         state = self._state
         order = self._order
         m = order.shape[0]
@@ -216,20 +239,7 @@ class SMORun:
                 store.epoch[0] += 1
                 continue
             self.converged = status == _smo_loop.CONVERGED
-            break
-        if moved and int(state[_shrinking.SIZE]) < self.n:
-            self._stale = True
-        if not self.converged and self.iterations >= self.max_iter and not self._warned:
-            self._warned = True
-            warn_not_converged(
-                f"{MAX_ITER_PREFIX}={self.max_iter} iterations with KKT gap "
-                f"{self.gap:.3g} > tol={self.tol:g}: the solution is not optimal. To converge, "
-                f"use a larger tol (e.g. tol={10 * self.tol:g}), a smaller C (here up to "
-                f"{float(np.max(self.C)):.3g}; the iterations SMO needs grow with C), or "
-                "scale the features (svmtune.datasets.standardize); or raise max_iter",
-                stacklevel=2,
-            )
-        return self.converged
+            return moved
 
     def bias(self) -> float:
         """The bias ``b`` at the current ``alpha`` (see :class:`SMOResult`)."""

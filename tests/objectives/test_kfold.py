@@ -154,7 +154,7 @@ def test_small_memory_budget_trains_each_fold_on_cached_rows(heart) -> None:
     tol = 1e-6  # tight, so that what the tolerance guarantees is informative
     full = KFoldCV(seeding=False, tol=tol).bind(X, y, kernel=RBF())
     small = KFoldCV(seeding=False, tol=tol, memory_budget=8 * y.size * 50).bind(X, y, kernel=RBF())
-    assert full.prepared is not None and small.prepared is None
+    assert full.fits and not small.fits
     a, b = full.evaluate(params), small.evaluate(params)
     assert b.cost.kernel_evals > 0 and b.cost.kernel_evals != a.cost.kernel_evals
     # Rows on demand round differently from the full Gram: the two runs reach different
@@ -257,7 +257,30 @@ def test_identical_rows_score_one_half(n, memory_budget) -> None:
     X = np.ones((2 * n, 3))
     y = np.repeat([-1.0, 1.0], n)
     bound = KFoldCV(k=5, memory_budget=memory_budget).bind(X, y, kernel=RBF())
-    assert (bound.prepared is None) == (memory_budget == 1024)
+    assert (not bound.fits) == (memory_budget == 1024)
     for C in (0.1, 1.0, 10.0):
         for gamma in (1.0, 2.0):
             assert bound.evaluate({"C": C, "gamma": gamma}).value == 0.5
+
+
+def test_cold_folds_on_their_own_rows_match_the_gram_path_and_libsvm() -> None:
+    # Above 500 training points a cold evaluation trains each fold on kernel rows of its own
+    # points (as one fit does) instead of the Gram matrix of all points; a seeded one keeps
+    # the Gram matrix. Both are CV errors of tol-optimal solutions: each agrees with libsvm's
+    # up to the points within the guaranteed distance of the decision functions.
+    X, y, _, _ = real_split("twonorm", max_rows=1100)
+    tol, params = 1e-6, {"C": 1.0, "gamma": 0.05}
+    bound = KFoldCV(k=5, tol=tol).bind(X, y, kernel=RBF())
+    K = RBF().gram({"gamma": params["gamma"]}, X)
+    for expect_gram in (False, True):
+        ev = bound.evaluate(params)
+        assert (ev.cost.kernel_evals == y.size**2) == expect_gram
+        alphas = [bound._seeds[f][-1][1][tr] for f, (tr, _) in enumerate(bound.folds)]
+        biases = [
+            bias_of(a, y[tr], K[np.ix_(tr, tr)], params["C"])
+            for a, (tr, _) in zip(alphas, bound.folds, strict=True)
+        ]
+        lib_errors, allowed = _allowance(X, y, bound.folds, 1.0, 0.05, alphas, biases, tol)
+        assert abs(ev.info["errors"] - lib_errors) <= allowed
+        assert allowed <= 0.03 * y.size
+        assert ev.info["converged"] and ev.info["folds"] == 5 and ev.info["kernel_rows"] == -1
