@@ -98,14 +98,14 @@ def binary_labels(
 
 def _sniff(path: Path) -> str:
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
-    if suffixes and suffixes[-1] in FILE_FORMATS:
+    if suffixes and suffixes[-1] in FILE_FORMATS and FILE_FORMATS[suffixes[-1]] != "keel":
         return FILE_FORMATS[suffixes[-1]]
     for line in _lines(path):
         text = line.strip()
         if not text or text.startswith("#"):
             continue
         if text.startswith("@"):
-            return "keel"
+            return "keel"  # a KEEL header; a KEEL body without it is read as CSV
         tokens = text.split()
         if len(tokens) > 1 and all(":" in t for t in tokens[1:]):
             return "libsvm"
