@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -178,14 +179,29 @@ def _changed_study_hint() -> Iterator[None]:
         ) from exc
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    from svmtune.study import Storage, objective_labels, write_report
-    from svmtune.study._runner import stop_local_workers
+@contextlib.contextmanager
+def _said_if_slow(text: str, after: float = 1.0) -> Iterator[None]:
+    """Print ``text`` on stderr if the block is still running after ``after`` seconds."""
+    timer = threading.Timer(after, lambda: print(text, file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
+
+def _cmd_run(args: argparse.Namespace) -> int:
     if args.n_jobs == 0:
         raise ValueError("--n-jobs must be a positive number of processes, or -1 for all cores")
     _check_storage_arg(args.storage)
-    study, figures = _study_files(args)
+    with _said_if_slow("svmtune run: loading the study file and checking its data"):
+        from svmtune.study import Storage, objective_labels, write_report
+        from svmtune.study._runner import stop_local_workers
+        from svmtune.study._start import study_intro
+
+        study, figures = _study_files(args)
+    print(study_intro(study), file=sys.stderr, flush=True)
     url = study.storage_url(args.storage)
     _note_empty_file(url)
     ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()

@@ -151,8 +151,9 @@ def test_errors_are_one_clear_line(study_file, tmp_path, capsys, argv, message):
     (tmp_path / "empty.py").write_text("x = 1\n")
     argv = [a.format(empty=tmp_path / "empty.py", tiny=study_file) for a in argv]
     assert main(argv) == 2
-    err = capsys.readouterr().err
-    assert message in err and err.startswith(f"svmtune {argv[0]}: error:")
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert len(errors) == 1  # one line (after what a slow start said it was doing)
+    assert message in errors[0] and errors[0].startswith(f"svmtune {argv[0]}: error:")
 
 
 def test_report_asks_which_study_when_the_database_holds_several(study_file, tmp_path, capsys):

@@ -20,6 +20,7 @@ from typing import Any
 
 from svmtune.study._cell import CellKey, CellRecord, CellTask, run_payload
 from svmtune.study._claims import new_worker_id
+from svmtune.study._start import first_result_note, starting_note
 from svmtune.study._storage import Storage
 
 __all__ = ["HEARTBEAT_S", "STALE_AFTER_S", "Heartbeat", "claim_cells", "execute", "run_cells"]
@@ -202,7 +203,10 @@ def run_cells(
             from tqdm.auto import tqdm
 
             bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=name)
+            if candidates:
+                bar.set_postfix_str(starting_note(n_jobs), refresh=True)
         beat.start()
+        first = True
         try:
             pending, redo_now = candidates, redo
             while pending:
@@ -218,13 +222,16 @@ def run_cells(
                     n_done += 1
                     if bar is not None:
                         bar.update(1)
-                        if rec.status != "ok":
+                        if first:
+                            bar.set_postfix_str(first_result_note(rec))
+                        elif rec.status != "ok":
                             bar.set_postfix_str(
                                 f"last {rec.status}: {rec.key.dataset}/"
                                 f"{rec.key.split}/{rec.key.method}"
                             )
                     elif callable(progress):
                         progress(rec, n_done, n_total)
+                    first = False
                 # Cells other workers still run: wait for them, and take over the claims of
                 # those that die (once their heartbeat is stale), so that the study is
                 # complete when this run returns.
