@@ -109,7 +109,7 @@ def test_predictions_equal_tuning_by_hand_then_svc(heart, objective, tuner) -> N
         own.random_state = 7
     res = tuner.tune(own, Xs, yb, kernel=RBF(), random_state=7)
     assert clf.best_params_ == res.best_params
-    assert clf.best_score_ == res.best_value
+    assert clf.best_error_ == res.best_value and clf.best_score_ == 1 - res.best_value
     assert len(clf.trace_) == len(res.trace)
     svc = SVC(
         C=res.best_params.get("C", 2.0), kernel_params={"gamma": res.best_params["gamma"]}
@@ -343,7 +343,7 @@ def test_loo_estimates_predict_with_the_classifier_they_tuned(model) -> None:
     sc = clf[0]
     yb = np.where(y[tr] == 1, 1.0, -1.0)
     res = Bisection().tune(LOOEstimate(model=model), sc.transform(X[tr]), yb, kernel=RBF())
-    assert clf[-1].best_params_ == res.best_params and clf[-1].best_score_ == res.best_value
+    assert clf[-1].best_params_ == res.best_params and clf[-1].best_error_ == res.best_value
     want = res.best_classifier.decision_function(sc.transform(X[te]))
     np.testing.assert_allclose(clf.decision_function(X[te]), want, rtol=1e-10, atol=1e-12)
     assert clf.score(X[te], y[te]) >= 0.93  # the refit hinge SVM (C = 1): 0.75 / 0.68
