@@ -43,6 +43,13 @@ def weighted_objective(
         raise ValueError(f"scoring must be None or one of {list(SCORINGS)}; got {scoring!r}")
     if isinstance(class_weight, dict):
         class_weight = dict(class_weight)
+    if cv is not None and not isinstance(cv, int | np.integer) and not hasattr(cv, "split"):
+        try:  # an iterable of (train, test) index arrays, as scikit-learn's searches take
+            cv = [(np.asarray(tr, dtype=np.intp), np.asarray(te, dtype=np.intp)) for tr, te in cv]
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"cv must be an integer >= 2, a splitter or (train, test) pairs; got {cv!r}"
+            ) from exc
     if isinstance(objective, ScoredCV):
         return objective
     if not isinstance(objective, KFoldCV):

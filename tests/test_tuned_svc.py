@@ -33,13 +33,43 @@ SKIPPED = (
 )
 
 # Checks that do not pass, each with the reason, per configuration.
+WEIGHTS_AS_REPEATS = (
+    {"failed"},
+    "a weighted fit and a fit on repeated points solve different duals of the same SVM, each "
+    "to SMO's tolerance (1e-3): their decisions agree to about 1e-5, not the check's 1e-7 "
+    "(scikit-learn expects its own SVC to fail this check too)",
+)
+
 NOT_PASSED = {
     "default": {
         "check_array_api_input": SKIPPED,
+        "check_sample_weight_equivalence_on_dense_data": WEIGHTS_AS_REPEATS,
     },
-    "grid2": {"check_array_api_input": SKIPPED},
+    "grid2": {
+        "check_array_api_input": SKIPPED,
+        "check_sample_weight_equivalence_on_dense_data": WEIGHTS_AS_REPEATS,
+    },
     "loo3+bisection+probability": {
         "check_array_api_input": SKIPPED,
+        **{
+            name: (
+                {"failed"},
+                "sample_weight and class_weight weigh the SVM's C per point: only the k-fold "
+                "objective takes them; with Fischetti's LOO estimates fit refuses them, "
+                "naming the objective, rather than ignore them",
+            )
+            for name in (
+                "check_sample_weights_pandas_series",
+                "check_sample_weights_not_an_array",
+                "check_sample_weights_list",
+                "check_all_zero_sample_weights_error",
+                "check_sample_weights_shape",
+                "check_sample_weights_not_overwritten",
+                "check_sample_weight_equivalence_on_dense_data",
+                "check_classifiers_one_label_sample_weights",
+                "check_class_weight_classifiers",
+            )
+        },
         "check_classifiers_train": (
             {"passed", "failed"},
             "as for sklearn.svm.SVC(probability=True), the probabilities coupled from the "

@@ -81,7 +81,7 @@ def test_best_score_is_a_score_for_every_objective(data):
     ("kw", "match"),
     [
         ({"scoring": "precision"}, "scoring must be None or one of"),
-        ({"cv": 1}, "cv must be an integer >= 2 or a splitter"),
+        ({"cv": 1}, "cv must be an integer >= 2"),
         ({"class_weight": "even"}, "class_weight must be None, 'balanced' or a dict"),
         (
             {"scoring": "f1", "objective": LOOEstimate(), "tuner": Bisection()},

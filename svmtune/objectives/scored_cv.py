@@ -67,9 +67,10 @@ class ScoredCV(SVMObjective):
 
     Parameters
     ----------
-    cv : int or scikit-learn splitter, default 5
-        An int k: ``StratifiedKFold(k)`` (no shuffling, as ``GridSearchCV(cv=k)``); else any
-        object with ``split(X, y)``, given the rows in ``row_order``.
+    cv : int, scikit-learn splitter or list of (train, test), default 5
+        An int k: ``StratifiedKFold(k)`` (no shuffling, as ``GridSearchCV(cv=k)``); an object
+        with ``split(X, y)``, given the rows in ``row_order``; or the folds as index arrays
+        into the rows in that order.
     scoring : {"accuracy", "balanced_accuracy", "roc_auc", "f1"}, default "accuracy"
         The fold score (higher is better; "f1" and "roc_auc" take +1 as the positive class).
     class_weight : None, "balanced" or dict {-1: w, +1: w}, optional
@@ -125,9 +126,10 @@ class ScoredCV(SVMObjective):
         cv = self.cv
         if isinstance(cv, bool) or (isinstance(cv, int | np.integer) and cv < 2):
             raise ValueError(f"cv must be an integer >= 2 or a splitter; got {cv!r}")
-        if not isinstance(cv, int | np.integer) and not hasattr(cv, "split"):
+        if not isinstance(cv, int | np.integer | list | tuple) and not hasattr(cv, "split"):
             raise ValueError(
-                f"cv must be an integer >= 2 or a splitter with split(X, y); got {cv!r}"
+                f"cv must be an integer >= 2, a splitter (split(X, y)) or a list of "
+                f"(train, test) index arrays; got {cv!r}"
             )
         cw = self.class_weight
         if not (cw is None or cw == "balanced" or isinstance(cw, Mapping)):
@@ -152,16 +154,26 @@ class _BoundScoredCV(BoundSVMObjective):
         self.sample_weight = sw
         order = np.arange(n) if o.row_order is None else np.asarray(o.row_order)
         perm = np.argsort(order, kind="stable")  # bound rows in the caller's order
-        if isinstance(o.cv, int | np.integer):
-            from sklearn.model_selection import StratifiedKFold
-
-            splitter: Any = StratifiedKFold(int(o.cv))
+        if isinstance(o.cv, list | tuple):  # (train, test) positions in the caller's order
+            where = {int(p): i for i, p in enumerate(order)}
+            self.folds = [
+                tuple(
+                    np.array([where[int(i)] for i in part if int(i) in where], dtype=np.intp)
+                    for part in fold
+                )
+                for fold in o.cv
+            ]
         else:
-            splitter = o.cv
-        self.folds = [
-            (perm[np.asarray(tr)], perm[np.asarray(te)])
-            for tr, te in splitter.split(self.X[perm], self.y[perm])
-        ]
+            if isinstance(o.cv, int | np.integer):
+                from sklearn.model_selection import StratifiedKFold
+
+                splitter: Any = StratifiedKFold(int(o.cv))
+            else:
+                splitter = o.cv
+            self.folds = [
+                (perm[np.asarray(tr)], perm[np.asarray(te)])
+                for tr, te in splitter.split(self.X[perm], self.y[perm])
+            ]
         self.prepared = self._prepared_if_fits()
         #: One record per evaluation: params, split scores, fit and score seconds per split.
         self.records: list[dict[str, Any]] = []
