@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from svmtune import __version__
+from svmtune._quiet import ignore_third_party
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -198,7 +199,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     with _said_if_slow("svmtune run: loading the study file and checking its data"):
         from svmtune.study import Storage, objective_labels, write_report
         from svmtune.study._runner import stop_local_workers
-        from svmtune.study._start import study_intro
+        from svmtune.study._start import add_left_out_to_report, left_out_lines, study_intro
 
         study, figures = _study_files(args)
     print(study_intro(study), file=sys.stderr, flush=True)
@@ -261,8 +262,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         results, traces, outdir, methods=methods, objectives=objectives, n_jobs=draw_jobs
     )
     paths.update(_extra_figures(figures, study, outdir))
+    add_left_out_to_report(outdir / "report.md", study.left_out)
     stop_local_workers()  # idle now; at exit they would be stopped one by one, slowly
     _print_report(study.name, url, results, paths, methods, snap.running, missing)
+    if study.left_out:
+        print("\n".join(left_out_lines(study.left_out)))
     return 0
 
 
@@ -331,6 +335,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     paths = write_report(results, traces, outdir, methods=methods, objectives=objectives)
     if study is not None:
         paths.update(_extra_figures(figures, study, outdir))
+        from svmtune.study._start import add_left_out_to_report
+
+        add_left_out_to_report(outdir / "report.md", study.left_out)
     _print_report(name, url, results, paths, methods, snap.running, missing)
     return 0
 
@@ -405,6 +412,7 @@ def _database_error(exc: BaseException) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    ignore_third_party()  # optuna's deprecations, from study files and peers: not the user's
     prefix = f"svmtune {args.command}: error:"
     try:
         code = int(args.func(args))

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
+from svmtune._quiet import third_party_quiet
 from svmtune.objectives import Status
 from svmtune.study._data import DatasetSpec, Splitter
 from svmtune.study._incumbent import incumbent_test_errors
@@ -262,15 +263,16 @@ def run_payload(
     ``parent_pid`` is the process running the study: a local worker exits when it dies.
     """
     _watch_parent(parent_pid)
-    try:
-        task = cloudpickle.loads(payload)
-    except Exception as exc:
-        return CellRecord(
-            key=key,
-            status=str(Status.FAILED),
-            seed=seed,
-            error="could not unpickle the cell on the worker: "
-            + "".join(traceback.format_exception(exc)).strip(),
-            host=socket.gethostname(),
-        )
-    return run_cell(task)
+    with third_party_quiet():  # optuna's import-time and experimental warnings, per cell
+        try:
+            task = cloudpickle.loads(payload)
+        except Exception as exc:
+            return CellRecord(
+                key=key,
+                status=str(Status.FAILED),
+                seed=seed,
+                error="could not unpickle the cell on the worker: "
+                + "".join(traceback.format_exception(exc)).strip(),
+                host=socket.gethostname(),
+            )
+        return run_cell(task)

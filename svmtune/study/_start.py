@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from svmtune.study._cell import CellRecord
 
-__all__ = ["first_result_note", "starting_note", "study_intro"]
+__all__ = [
+    "add_left_out_to_report",
+    "first_result_note",
+    "left_out_lines",
+    "starting_note",
+    "study_intro",
+]
 
 
 def study_intro(study: Any) -> str:
@@ -29,6 +37,7 @@ def study_intro(study: Any) -> str:
         f"{study.name}: {len(names) * study.n_splits * n_methods} cells ({len(names)} data sets "
         f"x {study.n_splits} splits x {n_methods} methods)"
     ]
+    lines += left_out_lines(study.left_out)
     for name, mapping in study.labels.items():
         shown = ", ".join(f"{label} -> {int(sign):+d}" for label, sign in mapping.items())
         lines.append(f"  data set {name!r}: labels {shown}")
@@ -49,3 +58,31 @@ def first_result_note(rec: CellRecord) -> str:
     err = getattr(rec, "test_error", None)
     shown = "" if err is None or err != err else f", test error {100 * float(err):.1f}%"
     return f"first cell {where}{shown}"
+
+
+def left_out_lines(left_out: Mapping[str, str] | None) -> list[str]:
+    """One line per method a study file left out (a missing extra), naming it and why.
+
+    Examples
+    --------
+    >>> left_out_lines({"OptunaSearchCV": "needs pip install 'svmtune[peers]'"})
+    ["  left out: OptunaSearchCV (needs pip install 'svmtune[peers]')"]
+    """
+    return [f"  left out: {name} ({why})" for name, why in (left_out or {}).items()]
+
+
+def add_left_out_to_report(report: Path, left_out: Mapping[str, str] | None) -> None:
+    """Name the left-out methods under ``report.md``'s "## Left out" heading (once)."""
+    if not left_out or not report.is_file():
+        return
+    text = report.read_text(encoding="utf-8")
+    lines = [f"- {name}: not run, {why}" for name, why in left_out.items()]
+    lines = [line for line in lines if line not in text]
+    if not lines:
+        return
+    head = "## Left out\n\n"
+    if head in text:
+        text = text.replace(head, head + "\n".join(lines) + "\n", 1)
+    else:
+        text = text.rstrip("\n") + "\n\n" + head + "\n".join(lines) + "\n"
+    report.write_text(text, encoding="utf-8")

@@ -83,6 +83,10 @@ class Study:
         the others keep :data:`~svmtune.tuners.DEFAULT_BOX` (``C`` in 0.1..1000, kernel widths
         in 0.001..10). Fischetti's bisection keeps its own interval. Each cell stores the box
         it searched (``box`` column of :meth:`results`).
+    left_out : mapping name -> reason, optional
+        Methods the study file could not define here, and why (``{"OptunaSearchCV": "needs
+        pip install 'svmtune[peers]'"}``): ``svmtune run`` names them when it starts and ends,
+        and ``report.md`` under "Left out".
 
     Examples
     --------
@@ -118,6 +122,7 @@ class Study:
         max_seconds: float | None = None,
         storage: str | None = None,
         bounds: Mapping[str, tuple[float, float]] | None = None,
+        left_out: Mapping[str, str] | None = None,
     ) -> None:
         self.name = name
         self.datasets = datasets
@@ -129,6 +134,7 @@ class Study:
         self.max_seconds = max_seconds
         self.storage = storage
         self.bounds = bounds
+        self.left_out = left_out
         self._checked_data: tuple[Any, tuple[DatasetSpec, ...]] | None = None
         self._data_specs()  # bad data fails where the study is defined, naming the data set
 
@@ -212,6 +218,11 @@ class Study:
             raise ValueError(
                 f"methods must be a non-empty dict name -> Method; got {self.methods!r}"
             )
+        if self.left_out is not None and not (
+            isinstance(self.left_out, Mapping)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in self.left_out.items())
+        ):
+            raise ValueError(f"left_out must be a dict name -> reason; got {self.left_out!r}")
         if self.bounds is not None and not isinstance(self.bounds, Mapping):
             raise ValueError(f"bounds must be a mapping name -> (low, high); got {self.bounds!r}")
         methods: dict[str, Method] = {}
@@ -264,6 +275,7 @@ class Study:
             "max_seconds": self.max_seconds,
             "methods": {k: self._method_record(m) for k, m in methods.items()},
             "labels": self.labels,
+            "left_out": {str(k): str(v) for k, v in (self.left_out or {}).items()},
         }
 
     def _method_record(self, method: Any) -> Any:
