@@ -11,6 +11,7 @@ import pandas as pd
 
 from svmtune.study._compare import Comparison, compare
 from svmtune.study._figure_jobs import ReportJob, run_jobs
+from svmtune.study._figure_section import figure_section
 
 __all__ = ["markdown_table", "write_verdict"]
 
@@ -136,20 +137,7 @@ def _report_text(
             markdown_table(cost, digits=3),
             "",
         ]
-    if figures:
-        out += ["## Figures", ""]
-        captions = {
-            "cd_diagram": "Critical-difference diagram (Demšar 2006)",
-            "anytime_test_error_cpu": "Incumbent test error against CPU seconds, per data set",
-            "anytime_test_error_kernel_evals": (
-                "Incumbent test error against kernel evaluations, per data set"
-            ),
-            "anytime_objective_cpu": "Objective (best so far) against CPU seconds, per data set",
-            "anytime_normalized": "Normalized score against budget, mean over data sets",
-            "ecdf": "Data profile (ECDF of targets reached against budget)",
-        }
-        for key, path in figures.items():
-            out += [f"![{captions.get(key, key)}]({path.name})", ""]
+    out += figure_section(figures)
     out += ["## Left out", ""]
     left = comparison.left_out if comparison is not None else []
     if left:
