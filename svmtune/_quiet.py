@@ -14,7 +14,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["QUIET", "ignore_third_party", "third_party_quiet"]
+__all__ = ["QUIET", "ignore_third_party", "quiet_optuna_logging", "third_party_quiet"]
 
 #: (category, message regex, module regex) of each silenced warning.
 QUIET: tuple[tuple[type[Warning], str, str], ...] = (
@@ -49,3 +49,24 @@ def third_party_quiet() -> Iterator[None]:
     with warnings.catch_warnings():
         ignore_third_party()
         yield
+
+
+@contextmanager
+def quiet_optuna_logging() -> Iterator[None]:
+    """Optuna's per-trial INFO lines off (level WARNING) inside the block, if optuna is loaded.
+
+    A study file may lower optuna's verbosity at import; a worker that unpickles its peers
+    imports optuna afresh at INFO, printing a line per trial of every OptunaSearchCV cell.
+    """
+    import sys
+
+    optuna = sys.modules.get("optuna")
+    if optuna is None:
+        yield
+        return
+    before = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(max(before, optuna.logging.WARNING))
+    try:
+        yield
+    finally:
+        optuna.logging.set_verbosity(before)

@@ -58,6 +58,7 @@ def test_run_is_quiet_and_names_what_it_left_out(tmp_path):
     )
     assert out.returncode == 0, out.stderr
     assert "Warning" not in out.stderr, out.stderr
+    assert "Trial 0 finished" not in out.stderr  # optuna's per-trial INFO lines
     assert "left out: Ghost search (needs pip install 'svmtune[ghost]')" in out.stderr
     assert "left out: Ghost search" in out.stdout
     report = (tmp_path / "results" / "quiet" / "report.md").read_text()

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from svmtune._quiet import third_party_quiet
+from svmtune._quiet import quiet_optuna_logging, third_party_quiet
 from svmtune.objectives import Status
 from svmtune.study._data import DatasetSpec, Splitter
 from svmtune.study._incumbent import incumbent_test_errors
@@ -275,4 +275,5 @@ def run_payload(
                 + "".join(traceback.format_exception(exc)).strip(),
                 host=socket.gethostname(),
             )
-        return run_cell(task)
+        with quiet_optuna_logging():
+            return run_cell(task)
