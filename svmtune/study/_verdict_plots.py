@@ -70,13 +70,14 @@ def _cost_label(cost: str) -> str:
     return f"cumulative {COST_AXES[cost_axis(cost)]} of the tuning run"
 
 
-def plot_cd_diagram(comparison: Comparison) -> Figure:
+def plot_cd_diagram(comparison: Comparison, *, methods: Sequence[str] | None = None) -> Figure:
     """Demšar's critical-difference diagram: average ranks on an axis, methods the Nemenyi
     test does not separate joined by a bar, and the critical difference drawn above.
 
     Draws with ``scikit_posthocs.critical_difference_diagram``. When the Nemenyi test is not
     applicable (fewer than 5 data sets or 3 methods) the ranks are drawn without bars and the
-    reason is written on the figure.
+    reason is written on the figure. ``methods``, the study's methods in its order, give each
+    its colour and marker (:func:`~svmtune.study._palette.method_styles`), as in every figure.
     """
     import scikit_posthocs as sp
 
@@ -94,7 +95,9 @@ def plot_cd_diagram(comparison: Comparison) -> Figure:
         left=label_in / width, right=1 - label_in / width, top=1 - 0.7 / height, bottom=0.05
     )
     ax = fig.subplots()
-    styles = method_styles(list(getattr(comparison, "methods", None) or ranks.index))
+    # the study's method order (``methods``) gives each its colour and marker, as elsewhere
+    order = [*(methods or ()), *(m for m in ranks.index if m not in (methods or ()))]
+    styles = method_styles(order)
     nem = comparison.posthoc.get("nemenyi")
     applicable = nem is not None and not nem.empty
     if applicable:
@@ -111,10 +114,8 @@ def plot_cd_diagram(comparison: Comparison) -> Figure:
         label_fmt_left="{label} ({rank:.2f})",
         label_fmt_right="({rank:.2f}) {label}",
         label_props={"fontsize": font},
-        hue={m: m for m in ranks.index},  # each label in its method's colour, ties too
-        color_palette={m: styles[m]["color"] for m in ranks.index},
     )
-    _cd_markers(drawn, styles)
+    _cd_restyle(drawn, styles)
     title = f"Average rank of mean test error over {comparison.n_datasets} data sets (1 = best)"
     if applicable:
         cd_text = f"{comparison.critical_difference:.2f}"
@@ -286,20 +287,31 @@ def plot_ecdf(traces: pd.DataFrame, *, methods: Sequence[str] | None = None) -> 
     )
 
 
-def _cd_markers(drawn: Mapping[str, Any], styles: Mapping[str, Mapping[str, Any]]) -> None:
-    """Give each rank marker of a CD diagram its method's marker shape (found by its colour,
-    which the diagram took from the same styles; a colour two methods share keeps the shape)."""
+def _cd_restyle(drawn: Mapping[str, Any], styles: Mapping[str, Mapping[str, Any]]) -> None:
+    """Colour each label, elbow and rank marker of a CD diagram as its method, and give the
+    marker the method's shape. scikit-posthocs draws the three in one loop (the i-th of each
+    belong together); the method is read from the label's own text, so ties cannot swap
+    colours between labels and markers."""
+    import re
+
     from matplotlib.markers import MarkerStyle
 
-    by_colour: dict[tuple[float, ...], list[str]] = {}
-    for m, st in styles.items():
-        by_colour.setdefault(tuple(np.round(st["color"][:3], 6)), []).append(m)
-    for marker in drawn.get("markers", []):
-        colour = tuple(np.round(np.asarray(marker.get_facecolor())[0][:3], 6))
-        names = by_colour.get(colour, [])
-        if len(names) == 1:
-            shape = MarkerStyle(styles[names[0]]["marker"])
-            marker.set_paths([shape.get_path().transformed(shape.get_transform())])
+    labels = list(drawn.get("labels", []))
+    elbows = list(drawn.get("elbows", []))
+    markers = list(drawn.get("markers", []))
+    for i, text in enumerate(labels):
+        found = re.fullmatch(r"\(\S+\) (.*)|(.*) \(\S+\)", text.get_text(), flags=re.S)
+        name = str(found.group(1) or found.group(2)) if found else ""
+        if name not in styles:
+            continue
+        colour, shape = styles[name]["color"], MarkerStyle(styles[name]["marker"])
+        text.set_color(colour)
+        if i < len(elbows):
+            elbows[i].set_color(colour)
+        if i < len(markers):
+            markers[i].set_facecolor(colour)
+            markers[i].set_edgecolor(colour)
+            markers[i].set_paths([shape.get_path().transformed(shape.get_transform())])
 
 
 def verdict_plot_jobs(
@@ -315,7 +327,14 @@ def verdict_plot_jobs(
     if cd_diagram_drawn(comparison):  # only where the statistics hold a rank test
         assert comparison is not None
         cd_cost = 2.0 + len(comparison.ranks) / 4
-        jobs.append(FigureJob("cd_diagram.png", partial(plot_cd_diagram, comparison), dpi, cd_cost))
+        jobs.append(
+            FigureJob(
+                "cd_diagram.png",
+                partial(plot_cd_diagram, comparison, methods=methods),
+                dpi,
+                cd_cost,
+            )
+        )
     if traces.empty:
         return jobs
     n_data = traces["dataset"].nunique()
