@@ -21,6 +21,7 @@ from svmtune.study._fidelity import best_so_far
 from svmtune.study._figure_jobs import FigureJob, run_jobs
 from svmtune.study._palette import method_styles
 from svmtune.study._results import method_means, pareto_mask
+from svmtune.study._small_multiples import small_multiples
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with this module
     from matplotlib.axes import Axes
@@ -314,7 +315,8 @@ def plot_best_so_far(
     """
     names, label, panels = _best_so_far_panels(traces, methods, objectives)
     colors = _colors(list(methods) if methods is not None else names)  # the study's styles
-    fig, axes = panel_grid(len(panels))
+    rows = len(dict.fromkeys(d for d, _ in panels))  # one row per data set, a column per objective
+    fig, axes = small_multiples(rows, len(panels) // max(rows, 1))
     tr = traces.copy()
     tr[time] = np.maximum(tr[time].astype(float), _TIME_FLOOR)
     if "value" in tr.columns:
