@@ -45,6 +45,8 @@ def warm_up_method(objective: Any, tuner: Any, kernel: Any, X: Any, y: Any) -> b
         quick = copy.copy(tuner)
         quick.max_evals = 3
         quick.max_seconds = None
+        if getattr(quick, "storage", None) is not None:  # never write warm-up trials to a
+            quick.storage = None  # user's Optuna storage (a resumable run reads them back)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             quick.tune(objective, np.asarray(X)[idx], y[idx], kernel=kernel, random_state=0)
