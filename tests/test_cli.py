@@ -94,9 +94,11 @@ def test_run_writes_the_database_the_table_and_the_plots(study_file, tmp_path, c
     # the verdict: report.md with its figures; 2 data sets are too few for the tests
     report = (outdir / "report.md").read_text()
     assert "No Friedman test: 2 data sets (the tests across data sets need at least 5)" in report
-    for name in ("cd_diagram", "ecdf", "anytime_test_error_cpu", "anytime_normalized"):
+    names = ("ecdf", "anytime_test_error_cpu", "anytime_normalized", "best_so_far")
+    for name in names:  # every figure embedded, the study's plots too
         assert (outdir / f"{name}.png").read_bytes()[:8] == PNG
         assert f"]({name}.png)" in report
+    assert not (outdir / "cd_diagram.png").exists()  # no rank test, no diagram
     assert "report: results/tiny/report.md" in out
 
     # running again resumes: nothing left to run, the same table
