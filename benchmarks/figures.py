@@ -1,4 +1,5 @@
-"""CPU seconds of each figure of the quickstart's report, drawn and saved in one process.
+"""CPU seconds of each figure of the quickstart's report (or any study's), drawn and saved in
+one process, against the CPU seconds of the study's own cells.
 
 ``svmtune run studies/quickstart.py`` ends with its report: the study's plots
 (``svmtune.study.figures._plots.plot_jobs``) and the verdict
@@ -11,11 +12,17 @@ share them between its two processes (jobs handed out largest estimated cost fir
 the process free first): the later end is what the report adds to a two-process run's wall
 time on an idle machine with both processes warm.
 
+``--study FILE`` times another study's report instead (run into a temporary database with
+``svmtune run FILE --n-jobs 2``, or read from ``--db``); the last line compares the figures' CPU
+seconds with the sum of the cells' tuning CPU seconds (a tiny study's report should cost well
+under its cells).
+
 CPU seconds of one process, not wall seconds: they hold on a loaded machine. It prints; it
 asserts nothing.
 
     python benchmarks/figures.py                     # run the quickstart, then time
     python benchmarks/figures.py --db /tmp/qs.db --repeat 3 --keep /tmp/figs
+    python benchmarks/figures.py --study studies/your_data.py --repeat 1
 """
 
 from __future__ import annotations
@@ -29,16 +36,20 @@ from pathlib import Path
 from scaling import QUICKSTART, run_cmd  # the same command as the scaling benchmark
 
 
-def make_db(path: Path) -> None:
-    """Run the quickstart from scratch into the SQLite file ``path`` (2 processes)."""
-    subprocess.run(
-        run_cmd(f"sqlite:///{path}", path.parent / "report"), check=True, stdout=subprocess.DEVNULL
-    )
+def make_db(path: Path, study: Path | None = None) -> None:
+    """Run the quickstart (or ``study``) from scratch into the SQLite file ``path`` (2
+    processes)."""
+    cmd = run_cmd(f"sqlite:///{path}", path.parent / "report")
+    if study is not None:
+        cmd = ["svmtune", "run", str(study), "--n-jobs", "2", "--no-progress"]
+        cmd += ["--storage", f"sqlite:///{path}", "--output", str(path.parent / "report")]
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
 
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--db", type=Path, help="a SQLite file the quickstart was run into")
+    ap.add_argument("--db", type=Path, help="a SQLite file the study was run into")
+    ap.add_argument("--study", type=Path, help="a study file (default: the quickstart)")
     ap.add_argument("--repeat", type=int, default=2, help="draws per figure (least is shown)")
     ap.add_argument("--keep", type=Path, help="write the PNGs here (else a temporary folder)")
     args = ap.parse_args(argv)
@@ -48,8 +59,8 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db
         if db is None:
-            db = Path(tmp) / "quickstart.db"
-            make_db(db)
+            db = Path(tmp) / "study.db"
+            make_db(db, args.study)
         out = args.keep or Path(tmp) / "figures"
         out.mkdir(parents=True, exist_ok=True)
 
@@ -60,7 +71,7 @@ def main(argv: list[str] | None = None) -> None:
         from svmtune.study.figures._plots import plot_jobs
         from svmtune.study.verdict._verdict import verdict_jobs
 
-        study = load_study_module(QUICKSTART).study
+        study = load_study_module(args.study or QUICKSTART).study
         store = Storage(f"sqlite:///{db}", read_only=True)
         try:
             snap = store.snapshot(study.name)
@@ -94,6 +105,11 @@ def main(argv: list[str] | None = None) -> None:
         for set_name, total in totals.items():
             print(f"total {set_name:10s} {total:6.2f} CPU s")
         print(f"total {'both':10s} {sum(totals.values()):6.2f} CPU s")
+        cells = float(results["cpu_s"].sum())
+        print(
+            f"the {len(results)} cells' tuning: {cells:.2f} CPU s; the figures: "
+            f"{sum(totals.values()):.2f} CPU s ({sum(totals.values()) / cells:.2f}x the cells)"
+        )
         # the report hands the jobs out largest estimated cost first, each to the process that
         # is free first: that schedule, with the CPU seconds just measured
         ends = [0.0, 0.0]

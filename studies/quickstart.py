@@ -1,6 +1,6 @@
 """Quickstart: Fischetti's LOO_2 and LOO_3 estimates tuned by bisection, against grids.
 
-Three bundled data sets, five random 70/30 splits each (Fischetti 2016, Section 5), ten
+Three bundled data sets, five random 70/30 splits each (Fischetti 2016, Section 5), eleven
 methods: the LOO_2 and LOO_3 estimates with gamma by bisection, LOO_2 on a grid of gamma, the
 usual baseline, the hinge-loss SVM with (C, gamma) by 5-fold cross-validation on a 5 x 5 grid,
 the same SVM with its 25 evaluations spent by VNS and by TPE instead, TPE again with Optuna's

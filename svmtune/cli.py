@@ -8,11 +8,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from svmtune import __version__
+from svmtune._quiet import ignore_third_party
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -188,13 +190,35 @@ def _changed_study_hint() -> Iterator[None]:
         ) from exc
 
 
-def _cmd_run(args: argparse.Namespace) -> int:
-    from svmtune.study import Storage, objective_labels, stop_local_workers, write_report
+@contextlib.contextmanager
+def _said_if_slow(text: str, after: float = 1.0) -> Iterator[None]:
+    """Print ``text`` on stderr if the block is still running after ``after`` seconds."""
+    timer = threading.Timer(after, lambda: print(text, file=sys.stderr, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
 
+
+def _cmd_run(args: argparse.Namespace) -> int:
     if args.n_jobs == 0:
         raise ValueError("--n-jobs must be a positive number of processes, or -1 for all cores")
     _check_storage_arg(args.storage)
-    study, figures = _study_files(args)
+    with _said_if_slow("svmtune run: loading the study file and checking its data"):
+        from svmtune.study import (
+            Storage,
+            add_left_out_to_report,
+            left_out_lines,
+            objective_labels,
+            stop_local_workers,
+            study_intro,
+            write_report,
+        )
+
+        study, figures = _study_files(args)
+    print(study_intro(study), file=sys.stderr, flush=True)
     url = study.storage_url(args.storage)
     _note_empty_file(url)
     ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
@@ -260,8 +284,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         baseline=study.baseline,
     )
     paths.update(_extra_figures(figures, study, outdir))
+    add_left_out_to_report(outdir / "report.md", study.left_out)
     stop_local_workers()  # idle now; at exit they would be stopped one by one, slowly
     _print_report(study.name, url, results, paths, methods, snap.running, missing)
+    if study.left_out:
+        print("\n".join(left_out_lines(study.left_out)))
     return 0
 
 
@@ -334,6 +361,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
     )
     if study is not None:
         paths.update(_extra_figures(figures, study, outdir))
+        from svmtune.study import add_left_out_to_report
+
+        add_left_out_to_report(outdir / "report.md", study.left_out)
     _print_report(name, url, results, paths, methods, snap.running, missing)
     return 0
 
@@ -416,6 +446,7 @@ def _database_error(exc: BaseException) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    ignore_third_party()  # optuna's deprecations, from study files and peers: not the user's
     prefix = f"svmtune {args.command}: error:"
     try:
         code = int(args.func(args))

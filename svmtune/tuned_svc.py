@@ -16,8 +16,17 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
 from svmtune._probability import out_of_fold_sigmoid
+from svmtune._tuned_cv import cv_results, default_parts, problem_objective, weighted_objective
+from svmtune._tuned_parts import (
+    _canonical_order,
+    _check_sample_weight,
+    _child_seed,
+    _with,
+    check_combination,
+    platt_sigmoid,
+)
 from svmtune._validation import check_positive
-from svmtune.kernels import RBF, KernelModel
+from svmtune.kernels import KernelModel
 from svmtune.multiclass import (
     binary_problems,
     class_probabilities,
@@ -26,72 +35,13 @@ from svmtune.multiclass import (
     problem_name,
 )
 from svmtune.objectives import KFoldCV, Objective
-from svmtune.solvers.sigmoid import Sigmoid, fit_sigmoid
-from svmtune.space import SearchSpace
+from svmtune.objectives.scored_cv import ScoredCV
+from svmtune.solvers.sigmoid import Sigmoid
 from svmtune.svc import SVC
-from svmtune.tuners import Grid, Tuner, TuningResult
+from svmtune.tuners import Tuner, TuningResult
+from svmtune.tuners._warm_up import warm_up_method
 
 __all__ = ["TunedSVC", "check_combination", "platt_sigmoid"]
-
-
-def check_combination(objective: Objective, tuner: Tuner, kernel: KernelModel) -> SearchSpace:
-    """The box ``tuner`` searches for ``objective`` on ``kernel``; ValueError naming the parts
-    if they cannot work together (a tuner that needs a gradient the objective lacks, bisection
-    over two parameters, ...).
-
-    A tuner that needs the objective's gradient says so with a class attribute
-    ``needs_gradient = True``.
-
-    Examples
-    --------
-    >>> from svmtune.kernels import RBF
-    >>> from svmtune.objectives import KFoldCV
-    >>> from svmtune.tuners import Bisection
-    >>> check_combination(KFoldCV(), Bisection(), RBF())
-    Traceback (most recent call last):
-    ...
-    ValueError: KFoldCV() cannot be tuned by Bisection() over RBF(): Bisection searches one \
-parameter ('gamma'); fix the others with fixed={...}: missing ['C']
-    """
-    if not isinstance(objective, Objective):
-        raise ValueError(f"objective must be a svmtune Objective; got {objective!r}")
-    if not isinstance(tuner, Tuner):
-        raise ValueError(f"tuner must be a svmtune Tuner; got {tuner!r}")
-    if not isinstance(kernel, KernelModel):
-        raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
-    parts = f"{objective!r} cannot be tuned by {tuner!r} over {kernel!r}"
-    try:
-        tuner.check_objective(objective)
-        tuner.check_kernel(kernel)
-        return tuner.check(objective.search_space(kernel))
-    except ValueError as exc:
-        raise ValueError(f"{parts}: {exc}") from exc
-
-
-def platt_sigmoid(decision: ArrayLike, y: ArrayLike) -> tuple[float, float]:
-    """``(A, B)`` of Platt's sigmoid ``P(y = +1 | f) = 1 / (1 + exp(A f + B))``.
-
-    .. deprecated::
-        Use :func:`svmtune.solvers.sigmoid.fit_sigmoid`, which this calls (Lin, Lin and Weng's
-        Newton method on Platt's regularized targets) and which also returns the fit's
-        iterations and convergence and evaluates the probabilities.
-
-    Examples
-    --------
-    >>> import warnings
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", DeprecationWarning)
-    ...     A, B = platt_sigmoid([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0], [-1, -1, 1, -1, 1, 1])
-    >>> bool(A < 0)
-    True
-    """
-    warnings.warn(
-        "platt_sigmoid is deprecated; use svmtune.solvers.sigmoid.fit_sigmoid",
-        DeprecationWarning,
-        stacklevel=2,
-    )
-    fit = fit_sigmoid(decision, y)
-    return fit.A, fit.B
 
 
 @dataclass
@@ -102,17 +52,7 @@ class _Fitted:
     estimator: SVC
     sigmoid: Sigmoid | None
     refit_s: float
-
-
-def _canonical_order(X: NDArray[np.float64], codes: NDArray[np.intp]) -> NDArray[np.intp]:
-    """Rows sorted by class code, then by feature values: any permutation of the same data
-    gives the same order, so the folds of a CV objective (and so the result) do not depend on
-    the order of the samples."""
-    return np.lexsort((*X.T[::-1], codes))
-
-
-def _child_seed(seed: int, problem: int) -> int:
-    return int(np.random.SeedSequence([seed, problem]).generate_state(1)[0])
+    cv_results: dict[str, Any]
 
 
 class TunedSVC(ClassifierMixin, BaseEstimator):
@@ -125,8 +65,8 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     expansion for ``LOOEstimate``, the SVM with the threshold of Platt's sigmoid for
     ``PlattError``. So ``best_score_`` estimates the error of the classifier that predicts.
     ``refit="svm"`` trains the hinge SVM instead whatever the objective (with ``C`` below when
-    the objective tunes none). Lower objective values are better: every svmtune objective is an
-    error estimate.
+    the objective tunes none). Objective values are error estimates (lower is better);
+    ``best_score_`` is scikit-learn's score, higher is better (``1 - best_error_``).
 
     The default, ``TunedSVC()``, is 5-fold cross-validation of the soft-margin SVM on the 5 x 5
     grid of ``(C, gamma)`` of an RBF kernel (``C`` in 0.1..1000, ``gamma`` in 0.001..10,
@@ -179,14 +119,35 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         a multi-class fit gets a child seed (``SeedSequence([seed, problem])``).
     n_jobs : int, optional
         Binary problems tuned in parallel (joblib semantics).
+    scoring : {"accuracy", "balanced_accuracy", "roc_auc", "f1"}, optional
+        The k-fold objective's fold score (scikit-learn's scorer names; "f1" and "roc_auc"
+        take ``classes_[1]`` as positive). Given (or any of ``cv``, ``class_weight``,
+        ``sample_weight``), the k-fold objective becomes
+        :class:`~svmtune.objectives.scored_cv.ScoredCV`: the mean fold score, on the folds
+        ``GridSearchCV`` makes, with ``cv_results_`` split scores; ``best_params_``,
+        ``best_score_`` and ``cv_results_`` then match ``GridSearchCV(SVC(), grid, cv=...,
+        scoring=...)`` on the same grid (tested). The default pooled-error ``KFoldCV`` is faster.
+    cv : int or scikit-learn splitter, optional
+        Folds of the k-fold objective: an int is ``StratifiedKFold(cv)``; a splitter's
+        ``split(X, y)`` sees the rows in the order given to ``fit``.
+    class_weight : None, "balanced" or dict class -> weight, optional
+        Multiplies ``C`` per class in the SVM (as scikit-learn's ``SVC``).
 
     Attributes
     ----------
     best_params_ : dict, or list of dict (multi-class)
         The tuned parameters (``C`` included when tuned), per binary problem for multi-class.
     best_score_ : float, or ndarray (multi-class)
-        The objective's value at ``best_params_``: an error estimate, lower is better (unlike
-        ``GridSearchCV.best_score_``, an accuracy).
+        ``1 - best_error_``: higher is better, as ``GridSearchCV.best_score_`` (an accuracy
+        estimate, or the mean fold ``scoring``).
+    best_error_ : float, or ndarray (multi-class)
+        The objective's value at ``best_params_`` (an error estimate, lower is better).
+    best_index_ : int or None
+        Index of the best setting in ``cv_results_`` (two classes).
+    cv_results_ : dict of arrays, or list of them (multi-class)
+        As ``GridSearchCV.cv_results_``: ``params``, ``param_<name>``, ``mean_test_score``,
+        ``std_test_score``, ``rank_test_score``, fit and score times, and with ``scoring``/
+        ``cv``/weights ``split<i>_test_score``; one entry per evaluated setting.
     best_estimator_ : svmtune.SVC or KernelExpansion, or a list of them (multi-class)
         What predicts, trained on all the (problem's) data at ``best_params_``: a
         :class:`svmtune.SVC` for the hinge SVM, else the objective's
@@ -232,6 +193,9 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         probability: bool = False,
         random_state: int | np.random.RandomState | None = None,
         n_jobs: int | None = None,
+        scoring: str | None = None,
+        cv: Any = None,
+        class_weight: Any = None,
     ) -> None:
         self.objective = objective
         self.tuner = tuner
@@ -242,6 +206,9 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         self.probability = probability
         self.random_state = random_state
         self.n_jobs = n_jobs
+        self.scoring = scoring
+        self.cv = cv
+        self.class_weight = class_weight
 
     # -- options -----------------------------------------------------------------------------
     def set_params(self, **params: Any) -> TunedSVC:
@@ -255,7 +222,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         >>> TunedSVC().set_params(objective__k=3).objective
         KFoldCV(k=3)
         """
-        defaults = {"objective": KFoldCV(k=5), "tuner": Grid(n_points=5), "kernel": RBF()}
+        defaults = default_parts()
         for key in params:
             part = key.partition("__")[0]
             if part in defaults and "__" in key and getattr(self, part) is None:
@@ -264,9 +231,10 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         return super().set_params(**params)
 
     def _parts(self) -> tuple[Objective, Tuner, KernelModel]:
-        objective = KFoldCV(k=5) if self.objective is None else self.objective
-        tuner = Grid(n_points=5) if self.tuner is None else self.tuner
-        kernel = RBF() if self.kernel is None else self.kernel
+        defaults = default_parts()
+        objective = defaults["objective"] if self.objective is None else self.objective
+        tuner = defaults["tuner"] if self.tuner is None else self.tuner
+        kernel = defaults["kernel"] if self.kernel is None else self.kernel
         check_combination(objective, tuner, kernel)
         return objective, tuner, kernel
 
@@ -282,10 +250,21 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         return (*parts, C)
 
     # -- fitting -----------------------------------------------------------------------------
-    def fit(self, X: ArrayLike, y: ArrayLike) -> TunedSVC:
-        """Tune on ``(X, y)``, then train the final SVM(s) on all of it."""
+    def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> TunedSVC:
+        """Tune on ``(X, y)``, then train the final SVM(s) on all of it.
+
+        ``sample_weight`` multiplies each point's ``C`` (as scikit-learn's ``SVC.fit``) in the
+        cross-validation folds and the final SVM; it needs the k-fold objective."""
         objective, tuner, kernel, C = self._check_options()
+        objective = weighted_objective(
+            objective,
+            scoring=self.scoring,
+            cv=self.cv,
+            class_weight=self.class_weight,
+            sample_weight=sample_weight is not None,
+        )
         Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C")
+        sw = _check_sample_weight(sample_weight, yv.shape[0])
         check_classification_targets(yv)
         classes, codes = np.unique(yv, return_inverse=True)
         if classes.size < 2:
@@ -308,7 +287,17 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
 
         fitted = Parallel(n_jobs=self.n_jobs)(
             delayed(self._fit_problem)(
-                objective, tuner, kernel, C, Xs, cs, ys if k == 2 else None, prob, s, classes
+                objective,
+                tuner,
+                kernel,
+                C,
+                Xs,
+                cs,
+                ys if k == 2 else None,
+                prob,
+                s,
+                classes,
+                (order, None if sw is None else sw[order]),
             )
             for prob, s in zip(problems, seeds, strict=True)
         )
@@ -323,14 +312,20 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         if k == 2:
             only = fitted[0]
             self.best_params_: Any = dict(only.result.best_params)
-            self.best_score_: Any = float(only.result.best_value)
+            self.best_error_: Any = float(only.result.best_value)
             self.best_estimator_: Any = only.estimator
             self.tuning_result_: Any = only.result
+            self.cv_results_: Any = only.cv_results
         else:
             self.best_params_ = [dict(f.result.best_params) for f in fitted]
-            self.best_score_ = np.array([f.result.best_value for f in fitted])
+            self.best_error_ = np.array([f.result.best_value for f in fitted])
             self.best_estimator_ = [f.estimator for f in fitted]
             self.tuning_result_ = [f.result for f in fitted]
+            self.cv_results_ = [f.cv_results for f in fitted]
+        self.best_score_: Any = 1.0 - self.best_error_
+        self.best_index_: Any = (
+            int(np.argmax(self.cv_results_["mean_test_score"])) if k == 2 else None
+        )
         return self
 
     def _fit_problem(
@@ -345,11 +340,20 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         problem: tuple[int | None, int],
         seed: int,
         classes: NDArray[Any],
+        rows: tuple[NDArray[np.intp], NDArray[np.float64] | None],
     ) -> _Fitted:
         neg, pos = problem
         mask = np.ones(codes.shape[0], dtype=bool) if neg is None else np.isin(codes, [neg, pos])
         Xp = X[mask]
         yb = np.where(codes[mask] == pos, 1.0, -1.0)
+        order, weights = rows
+        objective = problem_objective(
+            objective,
+            rows=order[mask],
+            classes=classes,
+            problem=problem,
+            sample_weight=None if weights is None else weights[mask],
+        )
         if getattr(objective, "random_state", 0) is None:
             objective = _with(objective, random_state=seed)
         n_min = int(min(np.sum(yb > 0), np.sum(yb < 0)))
@@ -363,13 +367,16 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
                 )
                 objective = _with(objective, k=n_min)
         try:
-            result = tuner.tune(objective, Xp, yb, kernel=kernel, random_state=seed)
+            warm_up_method(objective, tuner, kernel, Xp, yb)  # untimed, as Tuner.tune does
+            bound = objective.bind(Xp, yb, kernel=kernel)
+            result = tuner.tune_bound(bound, random_state=seed)
         except ValueError as exc:
             raise name_classes_in_error(exc, classes, problem, yb) from None
         params = result.best_params
         t0 = time.perf_counter()
         estimator: Any
-        if self.refit == "svm" or objective.yields_svm:
+        weighted = isinstance(objective, ScoredCV)  # its own classifier carries the weights
+        if (self.refit == "svm" or objective.yields_svm) and not weighted:
             estimator = SVC(
                 C=self._final_C(params, kernel, C),
                 kernel=kernel,
@@ -384,7 +391,8 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
             sigmoid = out_of_fold_sigmoid(
                 estimator, Xp, yb, objective=objective, kernel=kernel, params=params, seed=seed
             )
-        return _Fitted(result, estimator, sigmoid, time.perf_counter() - t0)
+        cv = cv_results(result.trace, getattr(bound, "records", None))
+        return _Fitted(result, estimator, sigmoid, time.perf_counter() - t0, cv)
 
     @staticmethod
     def _kp(params: dict[str, float], kernel: KernelModel) -> dict[str, float]:
@@ -443,13 +451,3 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     def predict_log_proba(self, X: ArrayLike) -> NDArray[np.float64]:
         """Logarithm of :meth:`predict_proba`."""
         return np.log(self.predict_proba(X))
-
-
-def _with(objective: Objective, **options: Any) -> Objective:
-    """A shallow copy of ``objective`` with some options changed."""
-    import copy
-
-    out = copy.copy(objective)
-    for k, v in options.items():
-        setattr(out, k, v)
-    return out

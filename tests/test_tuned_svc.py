@@ -33,13 +33,43 @@ SKIPPED = (
 )
 
 # Checks that do not pass, each with the reason, per configuration.
+WEIGHTS_AS_REPEATS = (
+    {"failed"},
+    "a weighted fit and a fit on repeated points solve different duals of the same SVM, each "
+    "to SMO's tolerance (1e-3): their decisions agree to about 1e-5, not the check's 1e-7 "
+    "(scikit-learn expects its own SVC to fail this check too)",
+)
+
 NOT_PASSED = {
     "default": {
         "check_array_api_input": SKIPPED,
+        "check_sample_weight_equivalence_on_dense_data": WEIGHTS_AS_REPEATS,
     },
-    "grid2": {"check_array_api_input": SKIPPED},
+    "grid2": {
+        "check_array_api_input": SKIPPED,
+        "check_sample_weight_equivalence_on_dense_data": WEIGHTS_AS_REPEATS,
+    },
     "loo3+bisection+probability": {
         "check_array_api_input": SKIPPED,
+        **{
+            name: (
+                {"failed"},
+                "sample_weight and class_weight weigh the SVM's C per point: only the k-fold "
+                "objective takes them; with Fischetti's LOO estimates fit refuses them, "
+                "naming the objective, rather than ignore them",
+            )
+            for name in (
+                "check_sample_weights_pandas_series",
+                "check_sample_weights_not_an_array",
+                "check_sample_weights_list",
+                "check_all_zero_sample_weights_error",
+                "check_sample_weights_shape",
+                "check_sample_weights_not_overwritten",
+                "check_sample_weight_equivalence_on_dense_data",
+                "check_classifiers_one_label_sample_weights",
+                "check_class_weight_classifiers",
+            )
+        },
         "check_classifiers_train": (
             {"passed", "failed"},
             "as for sklearn.svm.SVC(probability=True), the probabilities coupled from the "
@@ -109,7 +139,7 @@ def test_predictions_equal_tuning_by_hand_then_svc(heart, objective, tuner) -> N
         own.random_state = 7
     res = tuner.tune(own, Xs, yb, kernel=RBF(), random_state=7)
     assert clf.best_params_ == res.best_params
-    assert clf.best_score_ == res.best_value
+    assert clf.best_error_ == res.best_value and clf.best_score_ == 1 - res.best_value
     assert len(clf.trace_) == len(res.trace)
     svc = SVC(
         C=res.best_params.get("C", 2.0), kernel_params={"gamma": res.best_params["gamma"]}
@@ -346,7 +376,7 @@ def test_loo_estimates_predict_with_the_classifier_they_tuned(model) -> None:
     sc = clf[0]
     yb = np.where(y[tr] == 1, 1.0, -1.0)
     res = Bisection().tune(LOOEstimate(model=model), sc.transform(X[tr]), yb, kernel=RBF())
-    assert clf[-1].best_params_ == res.best_params and clf[-1].best_score_ == res.best_value
+    assert clf[-1].best_params_ == res.best_params and clf[-1].best_error_ == res.best_value
     want = res.best_classifier.decision_function(sc.transform(X[te]))
     np.testing.assert_allclose(clf.decision_function(X[te]), want, rtol=1e-10, atol=1e-12)
     assert clf.score(X[te], y[te]) >= 0.93  # the refit hinge SVM (C = 1): 0.75 / 0.68

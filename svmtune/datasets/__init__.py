@@ -1,5 +1,7 @@
 """Bundled real data sets (KEEL copies of UCI data) and the papers' split protocols.
 
+- :func:`user_data` turns one's own data (arrays, a DataFrame, a CSV / KEEL / LIBSVM file) into
+  a checked binary task; :func:`binary_labels` maps any two labels to -1/+1.
 - :func:`load` a binary task by name, :func:`list_datasets` to see them all,
   :func:`load_groups` for multiple-kernel feature groups, :func:`feature_names`,
   :func:`n_rows`; the benchmark suite (42 problems, its selection rule): :data:`SUITE`,
@@ -36,12 +38,15 @@ from svmtune.datasets._suite import (
     suite_problems,
     suite_table,
 )
+from svmtune.datasets._user_data import UserData, binary_labels, read_file, user_data
 
 __all__ = [
     "SUITE",
     "Split",
     "Standardized",
     "SuiteLoader",
+    "UserData",
+    "binary_labels",
     "feature_names",
     "fischetti_indices",
     "fischetti_split",
@@ -55,9 +60,11 @@ __all__ = [
     "n_rows",
     "ratsch_indices",
     "ratsch_split",
+    "read_file",
     "restrict_groups",
     "standardize",
     "stratified_kfold",
     "suite_problems",
     "suite_table",
+    "user_data",
 ]

@@ -28,6 +28,7 @@ _EXPORTS: dict[str, str] = {
     "Study": "svmtune.study._study",
     "StudyChangedError": "svmtune.study.store._definition",
     "SummaryTable": "svmtune.study.store._results",
+    "add_left_out_to_report": "svmtune.study.run._start",
     "anytime_profile": "svmtune.study.verdict._profiles",
     "best_so_far": "svmtune.study.run._fidelity",
     "cell_seed": "svmtune.study.run._data",
@@ -37,6 +38,7 @@ _EXPORTS: dict[str, str] = {
     "ecdf_profile": "svmtune.study.verdict._profiles",
     "format_summary": "svmtune.study.store._results",
     "full_fidelity": "svmtune.study.run._fidelity",
+    "left_out_lines": "svmtune.study.run._start",
     "load_study": "svmtune.study._loading",
     "load_study_module": "svmtune.study._loading",
     "method_means": "svmtune.study.store._results",
@@ -50,6 +52,7 @@ _EXPORTS: dict[str, str] = {
     "stop_local_workers": "svmtune.study.run._runner",
     "summary_by_method": "svmtune.study.store._results",
     "summary_long": "svmtune.study.store._results",
+    "study_intro": "svmtune.study.run._start",
     "summary_table": "svmtune.study.store._results",
     "write_report": "svmtune.study.verdict._report",
     "write_verdict": "svmtune.study.verdict._verdict",
@@ -68,6 +71,7 @@ __all__ = [
     "Study",
     "StudyChangedError",
     "SummaryTable",
+    "add_left_out_to_report",
     "anytime_profile",
     "best_so_far",
     "cell_seed",
@@ -77,6 +81,7 @@ __all__ = [
     "ecdf_profile",
     "format_summary",
     "full_fidelity",
+    "left_out_lines",
     "load_study",
     "load_study_module",
     "method_means",
@@ -90,6 +95,7 @@ __all__ = [
     "stop_local_workers",
     "summary_by_method",
     "summary_long",
+    "study_intro",
     "summary_table",
     "write_report",
     "write_verdict",
@@ -104,6 +110,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.study.run._names import check_study_name
     from svmtune.study.run._peer import PeerMethod
     from svmtune.study.run._runner import stop_local_workers
+    from svmtune.study.run._start import add_left_out_to_report, left_out_lines, study_intro
     from svmtune.study.store._claim_times import STALE_AFTER_S
     from svmtune.study.store._definition import StudyChangedError
     from svmtune.study.store._records import CellKey, CellRecord

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+from svmtune._quiet import third_party_quiet
 from svmtune.study._study import Study
 
 __all__ = ["load_study", "load_study_module"]
@@ -47,7 +48,8 @@ def load_study_module(path: str | Path) -> ModuleType:
     before = set(sys.modules)
     sys.path.insert(0, folder)  # the file may import a module beside it, as a script can
     try:
-        spec.loader.exec_module(module)
+        with third_party_quiet():  # e.g. OptunaSearchCV warns it is experimental when built
+            spec.loader.exec_module(module)
     except Exception:
         sys.modules.pop(name, None)
         raise

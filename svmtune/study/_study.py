@@ -13,7 +13,6 @@ from svmtune.study.run._cell import CellTask, dump_task
 from svmtune.study.run._data import (
     PROTOCOLS,
     DatasetSpec,
-    Loader,
     Splitter,
     cell_seed,
     resolve_datasets,
@@ -52,8 +51,13 @@ class Study:
     name : str
         Key of the study in the storage (letters, digits, ``_ . + -``).
     datasets : list of (str or callable) or dict name -> (str or callable)
-        Bundled data set names (``svmtune datasets`` lists them) or callables returning
-        ``(X, y)`` with labels in {-1, +1}; a dict names them (``{"Breast": "wisconsin"}``).
+        Bundled data set names (``svmtune datasets`` lists them), paths of CSV / KEEL / LIBSVM
+        files, callables returning ``(X, y)``, or :func:`svmtune.datasets.user_data` objects; a
+        dict names them (``{"Breast": "wisconsin", "mine": (X, y), "df": frame}``: arrays and
+        DataFrames need a name; a DataFrame's labels are its ``target``/``label``/``class``/``y``
+        column). Labels of any two values are mapped to -1/+1 (the lower one to -1; see
+        ``labels``); three or more classes are refused. Every data set but the bundled ones is
+        loaded and checked here, at construction: bad data raises ValueError naming it.
     methods : dict name -> Method
         The compared methods.
     split : {"fischetti", "ratsch", "holdout"} or callable, default "holdout"
@@ -85,6 +89,10 @@ class Study:
         The method every other is tested against in ``report.md`` (Wilcoxon-Holm and the
         Bayesian signed-rank test), named before the study runs: a pre-planned comparison.
         Default: the best-ranked method, chosen after seeing the data (the report says so).
+    left_out : mapping name -> reason, optional
+        Methods the study file could not define here, and why (``{"OptunaSearchCV": "needs
+        pip install 'svmtune[peers]'"}``): ``svmtune run`` names them when it starts and ends,
+        and ``report.md`` under "Left out".
 
     Examples
     --------
@@ -111,7 +119,7 @@ class Study:
         self,
         name: str,
         *,
-        datasets: Sequence[str | Loader] | Mapping[str, str | Loader],
+        datasets: Sequence[Any] | Mapping[str, Any],
         methods: Mapping[str, Method],
         split: str | Splitter = "holdout",
         n_splits: int = 10,
@@ -121,6 +129,7 @@ class Study:
         storage: str | None = None,
         bounds: Mapping[str, tuple[float, float]] | None = None,
         baseline: str | None = None,
+        left_out: Mapping[str, str] | None = None,
     ) -> None:
         self.name = name
         self.datasets = datasets
@@ -133,6 +142,9 @@ class Study:
         self.storage = storage
         self.bounds = bounds
         self.baseline = baseline
+        self.left_out = left_out
+        self._checked_data: tuple[Any, tuple[DatasetSpec, ...]] | None = None
+        self._data_specs()  # bad data fails where the study is defined, naming the data set
 
     def __repr__(self) -> str:
         return (
@@ -143,12 +155,37 @@ class Study:
 
     # -- definition ------------------------------------------------------------------------
     def _dataset_names(self) -> list[str]:
-        if isinstance(self.datasets, Mapping):
-            return [str(k) for k in self.datasets]
         try:
-            return [d if isinstance(d, str) else getattr(d, "__name__", "?") for d in self.datasets]
-        except TypeError:
+            return [s.name for s in self._data_specs()]
+        except ValueError:
             return []
+
+    def _data_specs(self) -> tuple[DatasetSpec, ...]:
+        """The checked data sets (loaded once per assignment of ``datasets``)."""
+        cached = getattr(self, "_checked_data", None)
+        if cached is None or cached[0] is not self.datasets:
+            self._checked_data = (self.datasets, resolve_datasets(self.datasets))
+            cached = self._checked_data
+        return cached[1]
+
+    @property
+    def labels(self) -> dict[str, dict[str, float]]:
+        """How each data set's labels were mapped to -1/+1 (bundled data sets are -1/+1).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from svmtune.kernels import RBF
+        >>> from svmtune.objectives import LOOEstimate
+        >>> from svmtune.study import Method, Study
+        >>> from svmtune.tuners import Grid
+        >>> X = np.arange(20.0).reshape(10, 2)
+        >>> study = Study("doc", datasets={"mine": (X, ["a"] * 5 + ["b"] * 5)},
+        ...               methods={"m": Method(LOOEstimate(), Grid(), RBF())})
+        >>> study.labels
+        {'mine': {'a': -1.0, 'b': 1.0}}
+        """
+        return {s.name: dict(s.labels) for s in self._data_specs() if s.labels}
 
     def _split_label(self) -> str:
         if callable(self.split):
@@ -173,13 +210,18 @@ class Study:
                 f"unknown split protocol {self.split!r}; use one of {list(PROTOCOLS)} "
                 "or a callable split(X, y, seed)"
             )
-        specs = resolve_datasets(self.datasets)
+        specs = self._data_specs()
         if self.split == "ratsch":
             self._check_ratsch(specs)
         if not isinstance(self.methods, Mapping) or not self.methods:
             raise ValueError(
                 f"methods must be a non-empty dict name -> Method; got {self.methods!r}"
             )
+        if self.left_out is not None and not (
+            isinstance(self.left_out, Mapping)
+            and all(isinstance(k, str) and isinstance(v, str) for k, v in self.left_out.items())
+        ):
+            raise ValueError(f"left_out must be a dict name -> reason; got {self.left_out!r}")
         if self.bounds is not None and not isinstance(self.bounds, Mapping):
             raise ValueError(f"bounds must be a mapping name -> (low, high); got {self.bounds!r}")
         methods: dict[str, Method] = {}
@@ -237,6 +279,8 @@ class Study:
             "max_seconds": self.max_seconds,
             "methods": {k: self._method_record(m) for k, m in methods.items()},
             **({"baseline": self.baseline} if self.baseline is not None else {}),
+            "labels": self.labels,
+            "left_out": {str(k): str(v) for k, v in (self.left_out or {}).items()},
         }
 
     def _method_record(self, method: Any) -> Any:

@@ -3,6 +3,7 @@
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
 from svmtune.tuners._box import DEFAULT_BOX, box_record, default_box, search_box
 from svmtune.tuners._optuna_export import trace_to_optuna
+from svmtune.tuners._warm_up import warm_up_method
 from svmtune.tuners.bisection import Bisection
 from svmtune.tuners.cascade import Cascade
 from svmtune.tuners.grid import DEFAULT_GRID_BOUNDS, Grid
@@ -29,6 +30,7 @@ __all__ = [
     "default_box",
     "search_box",
     "trace_to_optuna",
+    "warm_up_method",
 ]
 from svmtune.tuners.gradient_descent import GradientDescent  # noqa: E402
 from svmtune.tuners.incremental import IncrementalGradient  # noqa: E402

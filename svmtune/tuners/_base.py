@@ -28,6 +28,7 @@ from svmtune.objectives import BoundObjective, Cost, Evaluation, FrozenParams, O
 from svmtune.space import SearchSpace
 from svmtune.tuners._box import search_box
 from svmtune.tuners._trace import TRACE_INFO, trace_frame
+from svmtune.tuners._warm_up import warm_up_method
 
 __all__ = [
     "TRACE_INFO",
@@ -355,6 +356,7 @@ class Tuner(ParamsMixin, ABC):
         self.check_objective(objective)
         self.check_kernel(kernel)
         self.check(objective.search_space(kernel), bounds=bounds)
+        warm_up_method(objective, self, kernel, X, y)  # untimed: a first call's cost is its own
         return self.tune_bound(
             objective.bind(X, y, kernel=kernel), random_state=random_state, bounds=bounds
         )

@@ -21,9 +21,12 @@ def blobs() -> tuple[np.ndarray, np.ndarray]:
 
 
 def one_class() -> tuple[np.ndarray, np.ndarray]:
-    """A data set no split protocol accepts (a single class): its cells fail."""
+    """A data set no split accepts: one point of class +1, so one part of every split has a
+    single class. It passes the study's check (two classes), its cells fail."""
     X, _ = blobs()
-    return X, np.ones(X.shape[0])
+    y = -np.ones(X.shape[0])
+    y[0] = 1.0
+    return X, y
 
 
 def halves(X, y, seed):

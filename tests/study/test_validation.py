@@ -34,7 +34,7 @@ def ran_nothing(tmp_path) -> bool:
     ("kw", "match"),
     [
         ({"datasets": ["heart", "no-such-data"]}, r"unknown data set 'no-such-data'.*sonar"),
-        ({"datasets": [42]}, "bundled name or a callable"),
+        ({"datasets": [42]}, "must be a bundled name, a file path, a callable"),
         ({"datasets": []}, "at least one data set"),
         ({"datasets": "heart"}, "must be a list"),
         ({"datasets": [blobs, blobs]}, "unique; repeated: \\['blobs'\\]"),
@@ -67,9 +67,8 @@ def ran_nothing(tmp_path) -> bool:
     ],
 )
 def test_bad_definitions_fail_before_any_cell_runs(tmp_path, kw, match):
-    study = make(tmp_path, **kw)
     with pytest.raises(ValueError, match=match):
-        study.run()
+        make(tmp_path, **kw).run()  # data sets fail at construction, the rest at run
     assert ran_nothing(tmp_path)
 
 

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from svmtune.study.figures._figure_jobs import FigureJob, run_jobs
+from svmtune.study.figures._palette import method_styles
+from svmtune.study.figures._small_multiples import small_multiples
 from svmtune.study.run._fidelity import best_so_far
 from svmtune.study.store._results import method_means, pareto_mask
 
@@ -47,15 +49,11 @@ NO_FULL = "no evaluation on all the training data"
 
 
 def _colors(methods: Sequence[str]) -> dict[str, tuple[float, ...]]:
-    from matplotlib import colormaps
-
-    cmap = colormaps["tab10" if len(methods) <= 10 else "tab20"]
-    return {m: cmap(i % cmap.N) for i, m in enumerate(methods)}
+    return {m: s["color"] for m, s in method_styles(methods).items()}
 
 
 def _markers(methods: Sequence[str]) -> dict[str, str]:
-    cycle = "osD^vP*Xhp<>"
-    return {m: cycle[i % len(cycle)] for i, m in enumerate(methods)}
+    return {m: s["marker"] for m, s in method_styles(methods).items()}
 
 
 def shared_legend(fig: Figure, axes: list[Axes]) -> None:
@@ -316,8 +314,9 @@ def plot_best_so_far(
     ('log', 'a: LOO_2')
     """
     names, label, panels = _best_so_far_panels(traces, methods, objectives)
-    colors = _colors(names)
-    fig, axes = panel_grid(len(panels))
+    colors = _colors(list(methods) if methods is not None else names)  # the study's styles
+    rows = len(dict.fromkeys(d for d, _ in panels))  # one row per data set, a column per objective
+    fig, axes = small_multiples(rows, len(panels) // max(rows, 1))
     tr = traces.copy()
     tr[time] = np.maximum(tr[time].astype(float), _TIME_FLOOR)
     if "value" in tr.columns:

@@ -7,7 +7,7 @@ Each ``plot_*`` function returns a :class:`matplotlib.figure.Figure` drawn witho
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 
 from svmtune.study.figures._figure_jobs import FigureJob, run_jobs
+from svmtune.study.figures._figure_section import cd_diagram_drawn
+from svmtune.study.figures._palette import method_styles
 from svmtune.study.figures._plots import NO_FULL, log_minor_ticks, panel_grid, shared_legend
 from svmtune.study.verdict._compare import Comparison
 from svmtune.study.verdict._profiles import (
@@ -50,15 +52,12 @@ def _styles(methods: Sequence[str], traces: pd.DataFrame) -> dict[str, dict[str,
     """Line colour and style per method: tab20's ten dark shades first, then the light ones (so
     up to ten methods get ten distinct hues); methods that count no kernel evaluations (peers)
     dashed."""
-    from matplotlib import colormaps
-
-    cmap = colormaps["tab10" if len(methods) <= 10 else "tab20"]
     counted = set(methods_with_cost(traces, "cum_kernel_evals")) if not traces.empty else set()
-    out: dict[str, dict[str, Any]] = {}
-    for i, m in enumerate(methods):
-        j = i if len(methods) <= 10 else (2 * i) % 20 + (2 * i // 20) % 2
-        out[m] = {"color": cmap(j % cmap.N), "ls": "-" if m in counted else "--"}
-    return out
+    styles = method_styles(methods)  # the study's colour and marker per method
+    return {
+        m: {**s, "ls": "-" if m in counted else "--", "markevery": 0.25, "markersize": 4}
+        for m, s in styles.items()
+    }
 
 
 def _left_out_title(left: Sequence[str]) -> str:
@@ -71,13 +70,15 @@ def _cost_label(cost: str) -> str:
     return f"cumulative {COST_AXES[cost_axis(cost)]} of the tuning run"
 
 
-def plot_cd_diagram(comparison: Comparison) -> Figure:
+def plot_cd_diagram(comparison: Comparison, *, methods: Sequence[str] | None = None) -> Figure:
     """Demšar's critical-difference diagram: average ranks on an axis, methods the Nemenyi
     test does not separate joined by a bar, and the critical difference drawn above.
 
     Draws with ``scikit_posthocs.critical_difference_diagram``. When the Nemenyi test is not
     applicable (fewer than 5 data sets or 3 methods) the ranks are drawn without bars and the
-    reason is written on the figure.
+    reason is written on the figure. ``methods``, the study's methods in its order, give each
+    its colour and marker
+    (:func:`~svmtune.study.figures._palette.method_styles`), as in every figure.
     """
     import scikit_posthocs as sp
 
@@ -85,8 +86,19 @@ def plot_cd_diagram(comparison: Comparison) -> Figure:
     k = len(ranks)
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(8.0, 1.2 + 0.32 * k), layout="constrained")
+    # Labels sit outside the axes, where a constrained layout does not look: margins sized
+    # for the longest label (about 0.6 em per character) so none is clipped at 20+ methods.
+    font = 8 if k > 12 else 9
+    label_in = (max((len(str(m)) for m in ranks.index), default=10) + 9) * 0.6 * font / 72
+    width, height = 5.5 + 2 * label_in, 1.4 + 0.3 * k
+    fig = Figure(figsize=(width, height))
+    fig.subplots_adjust(
+        left=label_in / width, right=1 - label_in / width, top=1 - 0.7 / height, bottom=0.05
+    )
     ax = fig.subplots()
+    # the study's method order (``methods``) gives each its colour and marker, as elsewhere
+    order = [*(methods or ()), *(m for m in ranks.index if m not in (methods or ()))]
+    styles = method_styles(order)
     nem = comparison.posthoc.get("nemenyi")
     applicable = nem is not None and not nem.empty
     if applicable:
@@ -94,7 +106,7 @@ def plot_cd_diagram(comparison: Comparison) -> Figure:
     else:  # no test: p = 0 everywhere off the diagonal, so no bar joins any methods
         sig = pd.DataFrame(np.eye(k), index=ranks.index, columns=ranks.index)
     cd = comparison.critical_difference if applicable else None
-    sp.critical_difference_diagram(
+    drawn = sp.critical_difference_diagram(
         ranks,
         sig,
         ax=ax,
@@ -102,7 +114,9 @@ def plot_cd_diagram(comparison: Comparison) -> Figure:
         cd=cd,
         label_fmt_left="{label} ({rank:.2f})",
         label_fmt_right="({rank:.2f}) {label}",
+        label_props={"fontsize": font},
     )
+    _cd_restyle(drawn, styles)
     title = f"Average rank of mean test error over {comparison.n_datasets} data sets (1 = best)"
     if applicable:
         cd_text = f"{comparison.critical_difference:.2f}"
@@ -146,16 +160,21 @@ def plot_anytime(
                 if metric == "best_value" and (p["answered"] == 0).all():
                     no_full.setdefault(m, []).append(d)
                 continue
-            ax.plot(p["budget"], p["median"], label=m, lw=1.4, **style[m])
+            ax.plot(p["budget"], 100 * p["median"], label=m, lw=1.4, **style[m])  # percent
             ax.fill_between(
-                p["budget"], p["q25"], p["q75"], color=style[m]["color"], alpha=0.12, lw=0
+                p["budget"],
+                100 * p["q25"],
+                100 * p["q75"],
+                color=style[m]["color"],
+                alpha=0.12,
+                lw=0,
             )
         ax.set_xscale("log")
         log_minor_ticks(ax)
         ax.set_title(d, fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
     if axes:
-        axes[0].set_ylabel(_METRIC_LABELS[metric])
+        axes[0].set_ylabel(f"{_METRIC_LABELS[metric]} [%]")
         for ax in axes[-min(3, len(axes)) :]:
             ax.set_xlabel(_cost_label(cost))
     note = "".join(
@@ -269,6 +288,33 @@ def plot_ecdf(traces: pd.DataFrame, *, methods: Sequence[str] | None = None) -> 
     )
 
 
+def _cd_restyle(drawn: Mapping[str, Any], styles: Mapping[str, Mapping[str, Any]]) -> None:
+    """Colour each label, elbow and rank marker of a CD diagram as its method, and give the
+    marker the method's shape. scikit-posthocs draws the three in one loop (the i-th of each
+    belong together); the method is read from the label's own text, so ties cannot swap
+    colours between labels and markers."""
+    import re
+
+    from matplotlib.markers import MarkerStyle
+
+    labels = list(drawn.get("labels", []))
+    elbows = list(drawn.get("elbows", []))
+    markers = list(drawn.get("markers", []))
+    for i, text in enumerate(labels):
+        found = re.fullmatch(r"\(\S+\) (.*)|(.*) \(\S+\)", text.get_text(), flags=re.S)
+        name = str(found.group(1) or found.group(2)) if found else ""
+        if name not in styles:
+            continue
+        colour, shape = styles[name]["color"], MarkerStyle(styles[name]["marker"])
+        text.set_color(colour)
+        if i < len(elbows):
+            elbows[i].set_color(colour)
+        if i < len(markers):
+            markers[i].set_facecolor(colour)
+            markers[i].set_edgecolor(colour)
+            markers[i].set_paths([shape.get_path().transformed(shape.get_transform())])
+
+
 def verdict_plot_jobs(
     comparison: Comparison | None,
     traces: pd.DataFrame,
@@ -279,9 +325,17 @@ def verdict_plot_jobs(
     """The figures :func:`save_verdict_plots` writes, as figure jobs (:class:`FigureJob`: draw,
     save, cost by panels) in its order; nothing is drawn yet."""
     jobs: list[FigureJob] = []
-    if comparison is not None:
+    if cd_diagram_drawn(comparison):  # only where the statistics hold a rank test
+        assert comparison is not None
         cd_cost = 2.0 + len(comparison.ranks) / 4
-        jobs.append(FigureJob("cd_diagram.png", partial(plot_cd_diagram, comparison), dpi, cd_cost))
+        jobs.append(
+            FigureJob(
+                "cd_diagram.png",
+                partial(plot_cd_diagram, comparison, methods=methods),
+                dpi,
+                cd_cost,
+            )
+        )
     if traces.empty:
         return jobs
     n_data = traces["dataset"].nunique()

@@ -14,21 +14,20 @@ import socket
 import threading
 import time
 import traceback
-import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import numpy as np
 from threadpoolctl import threadpool_limits
 
+from svmtune._quiet import quiet_optuna_logging, third_party_quiet
 from svmtune.objectives import Status
 from svmtune.study.run._data import DatasetSpec, Splitter
 from svmtune.study.run._incumbent import incumbent_test_errors
 from svmtune.study.run._method import Method, study_box
 from svmtune.study.run._peer import PeerMethod, fit_peer, warm_up_peer
 from svmtune.study.store._records import CellKey, CellRecord
-from svmtune.tuners import box_record
+from svmtune.tuners import box_record, warm_up_method
 
 __all__ = ["CellKey", "CellRecord", "CellTask", "run_cell", "run_payload"]
 
@@ -76,28 +75,14 @@ def _seeded_objective(method: Method, seed: int) -> Any:
     return objective
 
 
-#: Methods this process has run once already (see :func:`_warm_up`).
+#: Peer methods this process has run once already (svmtune's own: ``warm_up_method``).
 _WARMED: set[str] = set()
 
 
 def _warm_up(method: Method, X: Any, y: Any) -> None:
     """Run a method once, untimed, on a small slice of the training data, the first time this
-    process meets it, so that one-time costs (numba compilation, imports, caches) do not land in
-    the first timed cell of each worker."""
-    key = repr(method.describe())
-    if key in _WARMED:
-        return
-    _WARMED.add(key)
-    idx = np.r_[np.flatnonzero(y < 0)[:10], np.flatnonzero(y > 0)[:10]]
-    tuner = copy.copy(method.tuner)
-    tuner.max_evals = 3
-    tuner.max_seconds = None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            tuner.tune(method.objective, X[idx], y[idx], kernel=method.kernel, random_state=0)
-    except Exception:  # the timed run reports what goes wrong
-        pass
+    process meets it (:func:`svmtune.tuners._warm_up.warm_up_method`, as ``Tuner.tune`` does)."""
+    warm_up_method(method.objective, method.tuner, method.kernel, X, y)
 
 
 def run_cell(task: CellTask) -> CellRecord:
@@ -242,15 +227,17 @@ def run_payload(
     ``parent_pid`` is the process running the study: a local worker exits when it dies.
     """
     _watch_parent(parent_pid)
-    try:
-        task = cloudpickle.loads(payload)
-    except Exception as exc:
-        return CellRecord(
-            key=key,
-            status=str(Status.FAILED),
-            seed=seed,
-            error="could not unpickle the cell on the worker: "
-            + "".join(traceback.format_exception(exc)).strip(),
-            host=socket.gethostname(),
-        )
-    return run_cell(task)
+    with third_party_quiet():  # optuna's import-time and experimental warnings, per cell
+        try:
+            task = cloudpickle.loads(payload)
+        except Exception as exc:
+            return CellRecord(
+                key=key,
+                status=str(Status.FAILED),
+                seed=seed,
+                error="could not unpickle the cell on the worker: "
+                + "".join(traceback.format_exception(exc)).strip(),
+                host=socket.gethostname(),
+            )
+        with quiet_optuna_logging():
+            return run_cell(task)

@@ -1,6 +1,10 @@
 """Data sets and split protocols of a study, and the seeds of its cells.
 
-A data set is a bundled name (``svmtune.datasets.load``) or a callable returning ``(X, y)``.
+A data set is a bundled name (``svmtune.datasets.load``), a callable returning ``(X, y)``, a
+user's own data (``(X, y)`` arrays, a pandas DataFrame, or a CSV / KEEL / LIBSVM file path; see
+:func:`svmtune.datasets.user_data`). Labels of any two values are mapped to -1/+1 once
+(:func:`svmtune.datasets.binary_labels`); every data set but the bundled ones is loaded and
+checked when the study is defined (:func:`resolve_datasets`), so bad data fails before any cell.
 A split protocol turns ``(data set, split index, seed)`` into standardized
 ``(X_train, y_train, X_test, y_test)``:
 
@@ -15,15 +19,18 @@ A split protocol turns ``(data set, split index, seed)`` into standardized
 
 from __future__ import annotations
 
+import os
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._validation import check_Xy
+from svmtune.datasets._user_data import UserData, binary_labels
 
 __all__ = ["PROTOCOLS", "DatasetSpec", "cell_seed", "split_seed"]
 
@@ -80,6 +87,7 @@ class DatasetSpec:
     name: str
     loader: Loader | None = None
     source: str | None = None
+    labels: tuple[tuple[str, float], ...] = ()
 
     @property
     def bundled_name(self) -> str:
@@ -101,6 +109,7 @@ class DatasetSpec:
                     f"data set {self.name!r}: the callable must return (X, y); got {type(out)}"
                 )
             X, y = out
+            y = binary_labels(y, name=f"data set {self.name!r}")[0]
         return check_Xy(X, y, min_per_class=1)
 
     def split(self, protocol: str | Splitter, split: int, seed: int, *, test_size: float) -> Arrays:
@@ -143,49 +152,73 @@ def bundled_names() -> list[str]:
     return [str(n) for n in table]
 
 
-def resolve_datasets(
-    datasets: Sequence[str | Loader] | Mapping[str, str | Loader],
-) -> tuple[DatasetSpec, ...]:
-    """Check a study's data sets and name each: unknown names raise ValueError up front."""
-    if isinstance(datasets, str) or callable(datasets):
-        raise ValueError(f"datasets must be a list (or a dict name -> callable); got {datasets!r}")
-    items: list[tuple[str, str | Loader]]
+def resolve_datasets(datasets: Any) -> tuple[DatasetSpec, ...]:
+    """Check a study's data sets and name each; ValueError naming the data set and the problem.
+
+    Bundled names are checked against the registry; every other data set (a callable, arrays,
+    a DataFrame, a file) is loaded once here and its labels mapped, so bad data fails now.
+    """
+    if isinstance(datasets, str) or callable(datasets) or not hasattr(datasets, "__iter__"):
+        raise ValueError(f"datasets must be a list (or a dict name -> data); got {datasets!r}")
+    if hasattr(datasets, "columns"):
+        raise ValueError("datasets must be a list or dict; name a DataFrame: {'mine': frame}")
     if isinstance(datasets, Mapping):
         items = [(str(k), v) for k, v in datasets.items()]
     else:
-        items = []
-        for d in datasets:
-            if isinstance(d, str):
-                items.append((d, d))
-            elif callable(d):
-                items.append((str(getattr(d, "__name__", repr(d))), d))
-            else:
-                raise ValueError(
-                    f"a data set must be a bundled name or a callable returning (X, y); got {d!r}"
-                )
+        items = [(_list_name(d), d) for d in datasets]
     if not items:
         raise ValueError("a study needs at least one data set")
-    specs = []
-    known: list[str] | None = None
-    for name, d in items:
-        if isinstance(d, str):
-            if known is None:
-                known = bundled_names()
-            if d not in known:
-                raise ValueError(
-                    f"unknown data set {d!r}; bundled data sets are {known} "
-                    "(or pass a callable returning (X, y))"
-                )
-            specs.append(DatasetSpec(name, source=None if d == name else d))
-        elif callable(d):
-            specs.append(DatasetSpec(name, d))
-        else:
-            raise ValueError(
-                f"data set {name!r} must be a bundled name or a callable returning (X, y); "
-                f"got {d!r}"
-            )
+    known = bundled_names()
+    specs = [_spec(name, d, known) for name, d in items]
     names = [s.name for s in specs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"data set names must be unique; repeated: {dup}")
     return tuple(specs)
+
+
+def _list_name(d: Any) -> str:
+    if isinstance(d, str) and d in bundled_names():
+        return d
+    if isinstance(d, UserData):
+        return d.name
+    if isinstance(d, str | os.PathLike):
+        return Path(d).name.split(".")[0]
+    if callable(d):
+        return str(getattr(d, "__name__", repr(d)))
+    raise ValueError(
+        "a data set in a list must be a bundled name, a file path, a callable returning (X, y) "
+        f"or svmtune.datasets.user_data(...); name arrays and DataFrames in a dict "
+        f"(datasets={{'mine': (X, y)}}); got {type(d).__name__}"
+    )
+
+
+def _spec(name: str, d: Any, known: list[str]) -> DatasetSpec:
+    """One data set, checked: a bundled name as it is, anything else loaded now."""
+    if isinstance(d, str) and d in known:
+        return DatasetSpec(name, source=None if d == name else d)
+    if isinstance(d, str) and not Path(d).expanduser().is_file():
+        raise ValueError(
+            f"unknown data set {d!r}: neither a bundled data set nor a file; bundled data sets "
+            f"are {known} (or pass a file path, arrays, a DataFrame or a callable)"
+        )
+    if isinstance(d, UserData):
+        data = d if d.name == name else _renamed(d, name)
+    elif callable(d):
+        try:
+            out = d()
+        except Exception as exc:
+            raise ValueError(f"data set {name!r}: its callable failed: {exc!r}") from exc
+        if not (isinstance(out, tuple) and len(out) == 2):
+            raise ValueError(f"data set {name!r}: the callable must return (X, y); got {type(out)}")
+        labels = UserData(out, name=name).labels
+        return DatasetSpec(name, d, labels=tuple(labels.items()))
+    else:
+        data = UserData(d, name=name)
+    return DatasetSpec(name, data, labels=tuple(data.labels.items()))
+
+
+def _renamed(data: UserData, name: str) -> UserData:
+    return UserData(
+        data.source, target=data.target, positive=data.positive, name=name, fmt=data.fmt
+    )

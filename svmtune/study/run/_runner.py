@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from svmtune.study.run._cell import CellTask, run_payload
+from svmtune.study.run._start import first_result_note, starting_note
 from svmtune.study.store._claim_times import HEARTBEAT_S, STALE_AFTER_S
 from svmtune.study.store._claims import new_worker_id
 from svmtune.study.store._records import CellKey, CellRecord
@@ -206,6 +207,8 @@ def run_cells(
             )
         tally = _Tally(name, len(done), len(tasks), progress)
         claimer = _Claimer(store, study_id, name, worker, stale_after)
+        if candidates:
+            tally.starting(n_jobs)
         beat.start()
         try:
             pending, redo_now = candidates, redo
@@ -289,12 +292,21 @@ class _Tally:
 
             self.bar = tqdm(total=n_total, initial=n_done, unit="cell", desc=name)
         self.announce = None if self.bar is None else _bar_note(self.bar)
+        self.first = True
+
+    def starting(self, n_jobs: int | None) -> None:
+        """Say on the bar that the workers are starting (before the first cell ends)."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(starting_note(n_jobs), refresh=True)
 
     def stored(self, rec: CellRecord) -> None:
         self.n_done += 1
+        first, self.first = self.first, False
         if self.bar is not None:
             self.bar.update(1)
-            if rec.status != "ok":
+            if first:
+                self.bar.set_postfix_str(first_result_note(rec))
+            elif rec.status != "ok":
                 key = rec.key
                 self.bar.set_postfix_str(
                     f"last {rec.status}: {key.dataset}/{key.split}/{key.method}"

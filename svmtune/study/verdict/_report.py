@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -163,17 +164,20 @@ def write_report(
     else:
         from svmtune.study.figures._figure_jobs import run_jobs
         from svmtune.study.figures._plots import plot_jobs  # matplotlib: only when drawing
-        from svmtune.study.verdict._verdict import verdict_jobs
+        from svmtune.study.verdict._verdict import VerdictText, verdict_jobs
 
         stamp.unlink(missing_ok=True)
         # the study's plots, then the verdict: report.md, comparison.csv, CD diagram, anytime
         # profiles, ECDF; with n_jobs != 1 drawn in two processes (largest first, to the free one)
-        jobs = [
-            *plot_jobs(results, traces, methods=methods, objectives=objectives),
-            *verdict_jobs(
-                results, traces, name=_study_name(results, out), methods=methods, baseline=baseline
-            ),
-        ]
+        plots = plot_jobs(results, traces, methods=methods, objectives=objectives)
+        verdict = verdict_jobs(
+            results, traces, name=_study_name(results, out), methods=methods, baseline=baseline
+        )
+        # report.md embeds every figure: the study's plots too, not only the verdict's
+        text = verdict[0]
+        if isinstance(text, VerdictText):
+            verdict[0] = replace(text, figures=(*(j.name for j in plots), *text.figures))
+        jobs = [*plots, *verdict]
         drawn = run_jobs(jobs, out, n_jobs=n_jobs)
         stamp.write_text(json.dumps({"key": key, "files": {k: p.name for k, p in drawn.items()}}))
     paths.update(drawn)

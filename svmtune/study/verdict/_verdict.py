@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from svmtune.study.figures._figure_jobs import ReportJob, run_jobs
+from svmtune.study.figures._figure_section import figure_section
 from svmtune.study.verdict._bayes import ROPE
 from svmtune.study.verdict._compare import Comparison, compare
 
@@ -48,15 +49,6 @@ def _pct(df: pd.DataFrame) -> pd.DataFrame:
     return df * 100
 
 
-_CAPTIONS = {
-    "anytime_test_error_cpu": "Incumbent test error against CPU seconds, per data set",
-    "anytime_test_error_kernel_evals": (
-        "Incumbent test error against kernel evaluations, per data set"
-    ),
-    "anytime_objective_cpu": "Objective (best so far) against CPU seconds, per data set",
-    "anytime_normalized": "Normalized score against budget, mean over data sets",
-    "ecdf": "Data profile (ECDF of targets reached against budget)",
-}
 #: The suffix that names a method's rerun on other fold assignments (the noise floor).
 OTHER_FOLDS = ", other folds"
 
@@ -245,19 +237,15 @@ def _tables(c: Comparison) -> list[str]:
 
 
 def _figures(c: Comparison | None, figures: dict[str, Path]) -> list[str]:
-    if not figures:
-        return []
-    captions = dict(_CAPTIONS)
+    captions = {}
     if c is not None and c.has_rank_tests:
         captions["cd_diagram"] = (
-            f"Critical-difference diagram (Demšar 2006): Nemenyi CD = "
+            f"Critical-difference diagram (Demšar 2006): average rank of mean test error; "
+            f"methods Nemenyi's test does not separate are joined by a bar (CD = "
             f"{c.critical_difference:.2f} ranks at alpha = {c.alpha:g}, N = {c.n_datasets} "
-            f"data sets, k = {len(c.methods)} methods"
+            f"data sets, k = {len(c.methods)} methods)."
         )
-    out = ["## Figures", ""]
-    for key, path in figures.items():
-        out += [f"![{captions.get(key, key)}]({path.name})", ""]
-    return out
+    return figure_section(figures, captions=captions)
 
 
 def _left_out(c: Comparison | None, why_not: str) -> list[str]:
