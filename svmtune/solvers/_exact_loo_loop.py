@@ -10,7 +10,7 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   changed;
 - **SMO** with LIBSVM's second-order working-set selection on all variables but ``r``, stopped
   by the eps-KKT gap (``gap < tol``), the paper's baseline (``franc = False``);
-- **Franc's stop** (Algorithm 3, ``franc = True``): alongside the SMO steps, coordinate ascent on
+- **Franc's stop** (Algorithm 3, ``franc = True``): alongside the SMO steps, its own ascent on
 
       H(beta) = sum_i beta_i - 1/2 sum_ij beta_i beta_j y_i y_j k~_ij,  0 <= beta <= C, beta_r = 0
 
@@ -21,26 +21,29 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   its best bias, ``F(alpha, b*)``, is below ``H(beta)``, no classifier at least as good as it
   changes sign at ``x_r``: the sign of ``f(x_r; alpha, b*)`` is the sign at the optimum
   (Theorem 1, Corollary 1). ``beta`` starts at the full solution without ``r`` (feasible: the box
-  is the only constraint) and is updated on the two variables the SMO step just moved, whose
-  kernel rows are at hand, so the bound costs no kernel row. ``F`` at its best bias is a convex
+  is the only constraint). After each SMO step, H is ascended on the two variables the step
+  moved (their kernel rows are at hand) and then by ``h_steps`` greedy coordinate steps of its
+  own, as the paper's Step 6 (a modified Improved SMO: ``B0(r)`` has no equality constraint, so
+  one variable moves at a time, the one whose exact line search gains H most); each greedy step
+  reads the kernel row of the variable it moves, counted. ``F`` at its best bias is a convex
   piecewise-linear problem in ``b``, minimised at an order statistic (:func:`_kth_smallest`,
-O(n)).
+  O(n)); the bound is tested before every SMO step.
 
 Kernel rows are counted as the paper counts kernel evaluations (columns of ``K`` read): one per
-seeded variable (``r`` included), two per SMO step. Everything is float64/int64, ``nogil`` so
-chunks of points run in threads. :func:`svmtune.solvers.exact_loo.exact_loo` runs Franc's stop
-here for at most as many steps as the shrinking SMO makes before it first shrinks, and hands a
-retrain not certified by then (and every eps-KKT-only retrain) to the shrinking SMO.
+seeded variable (``r`` included), two per SMO step, one per greedy step on H. Everything is
+float64/int64, ``nogil`` so chunks of points run in threads.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from svmtune.solvers._pair_step import TAU, add_pair, clipped_step, select_i, select_j
 
-__all__ = ["CERTIFIED", "CHECK_EVERY", "KKT", "MAX_ITER", "retrain_one"]
+__all__ = ["CERTIFIED", "KKT", "MAX_ITER", "RetrainOptions", "retrain_one", "work_arrays"]
 
 KKT = 0
 """Status: the retrain stopped on the eps-KKT gap."""
@@ -49,13 +52,39 @@ CERTIFIED = 1
 MAX_ITER = 2
 """Status: the retrain reached ``max_iter`` iterations first (the last iterate's decision)."""
 
-CHECK_EVERY = 8
-"""Iterations between two evaluations of ``F(alpha, b*)`` (an O(n) partition): the bound is
-tested at the start and every ``CHECK_EVERY`` SMO steps."""
-
 MARGIN = 1e-9
 """Relative margin of the certificate: ``F < H - MARGIN (|F| + |H|)``, so rounding never
 certifies a tie."""
+
+
+class RetrainOptions(NamedTuple):
+    """How one retrain runs (an immutable record the compiled loop takes as one argument).
+
+    Attributes
+    ----------
+    C : float
+        Regularization constant.
+    tol : float
+        The eps of the KKT stop.
+    franc : bool
+        Franc's stop on (H ascended and the bound tested before every SMO step).
+    max_iter : int
+        SMO steps at most.
+    h_steps : int
+        Greedy coordinate steps on H per SMO step (besides the moves on the step's own pair).
+    """
+
+    C: float
+    tol: float
+    franc: bool
+    max_iter: int
+    h_steps: int
+
+
+def work_arrays(n: int) -> np.ndarray:
+    """The work space of :func:`retrain_one`: rows ``alpha``, ``G`` (its outputs), ``beta``,
+    ``u``, ``z``."""
+    return np.empty((5, n))
 
 
 @njit(cache=True, nogil=True)
@@ -181,81 +210,162 @@ def _add_row(K, y, G, t, c):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def retrain_one(
-    K, diag, y, C, alpha_full, G_full, r, tol, franc, max_iter, alpha, G, beta, u, z
-):  # pragma: no cover - compiled
-    """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)`` and
-    leaves the last ``alpha`` and ``G`` in the arrays given.
-
-    Arguments: the Gram matrix ``K`` (float64, C-contiguous), its diagonal, the labels, ``C``,
-    the full solution's ``alpha`` and gradient, the point ``r`` left out, the eps-KKT ``tol``,
-    whether Franc's stop is on, the iteration limit, then ``alpha`` and ``G`` (out) and the
-    work arrays ``beta``, ``u``, ``z`` (all float64 of size ``n``)."""
+def _seed(K, y, C, alpha, G, r):  # pragma: no cover - compiled
+    """``alpha_r -> 0``, its mass onto the same class (else off the other class); ``G``
+    updated. Returns the kernel rows read."""
     n = y.shape[0]
+    rows = 0
+    ar = alpha[r]
+    yr = y[r]
+    if ar <= 0.0:
+        return rows
+    alpha[r] = 0.0
+    _add_row(K, y, G, r, -ar * yr)
+    rows += 1
+    need = ar
+    for phase in range(2):
+        for t in range(n):
+            if need <= 0.0:
+                break
+            if t == r or y[t] != yr:
+                continue
+            a = alpha[t]
+            if phase == 0 and not (0.0 < a < C):
+                continue
+            if phase == 1 and a != 0.0:
+                continue
+            add = min(C - a, need)
+            alpha[t] = C if add == C - a else a + add  # exactly at the bound when filled
+            need -= add
+            _add_row(K, y, G, t, add * y[t])
+            rows += 1
+    if need > 0.0:  # the class is full: lower the other class by what is left
+        for t in range(n):
+            if need <= 0.0:
+                break
+            a = alpha[t]
+            if y[t] == yr or a <= 0.0:
+                continue
+            sub = min(a, need)
+            alpha[t] = 0.0 if sub == a else a - sub
+            need -= sub
+            _add_row(K, y, G, t, -sub * y[t])
+            rows += 1
+    return rows
+
+
+@njit(cache=True, nogil=True)
+def _h_start(K, diag, y, alpha_full, G_full, r, beta, u):  # pragma: no cover - compiled
+    """``beta`` = the full solution without ``r``, ``u = K (beta * y)`` (from ``G_full`` and row
+    ``r``), ``S = y'beta``; returns ``(H(beta), S)``.
+
+    With ``u`` and ``S``, ``w_t = (Q~ beta)_t = y_t (u_t - K_tr S - u_r + K_rr S)`` is O(1), and
+    a move of ``beta_t`` costs the kernel row of ``t``."""
+    n = y.shape[0]
+    Kr = K[r]
+    krr = diag[r]
+    ar = alpha_full[r]
+    yr = y[r]
+    S = -ar * yr  # since y'alpha_full = 0
+    for t in range(n):
+        beta[t] = alpha_full[t]
+        u[t] = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
+    beta[r] = 0.0
+    ur = u[r]
+    H = 0.0
+    for t in range(n):
+        H += beta[t] * (1.0 - 0.5 * y[t] * (u[t] - Kr[t] * S - ur + krr * S))
+    return H, S
+
+
+@njit(cache=True, nogil=True)
+def _h_greedy(K, diag, y, C, r, beta, u, S, H):  # pragma: no cover - compiled
+    """One greedy coordinate step on H: the variable whose exact line search gains most moves.
+
+    Returns ``(H, S, moved)``; ``moved`` is -1 when no step gains (nothing read)."""
+    n = y.shape[0]
+    Kr = K[r]
+    krr = diag[r]
+    ur = u[r]
+    best = 0.0
+    bt = -1
+    bd = 0.0
+    for t in range(n):
+        if t == r:
+            continue
+        w = y[t] * (u[t] - Kr[t] * S - ur + krr * S)
+        d, gain = _h_delta(diag, Kr, C, beta[t], w, r, t)
+        if gain > best:
+            best = gain
+            bt = t
+            bd = d
+    if bt < 0 or best <= 1e-15 * abs(H):
+        return H, S, -1
+    beta[bt] += bd
+    e = bd * y[bt]
+    Kt = K[bt]
+    for s in range(n):
+        u[s] += e * Kt[s]
+    return H + best, S + e, bt
+
+
+@njit(cache=True, nogil=True)
+def _step_with_h(K, diag, y, C, r, i, j, ci, cj, G, beta, u, S, H):  # pragma: no cover - compiled
+    """``G`` after the SMO step moved ``alpha_i, alpha_j`` by ``ci y_i, cj y_j``, and H ascended
+    on ``beta_i`` then ``beta_j`` in the same pass (their rows are at hand). Returns ``(H, S)``."""
+    n = y.shape[0]
+    Kr = K[r]
+    krr = diag[r]
+    Ki = K[i]
+    Kj = K[j]
+    ur = u[r]
+    wi = y[i] * (u[i] - Kr[i] * S - ur + krr * S)
+    di, gain_i = _h_delta(diag, Kr, C, beta[i], wi, r, i)
+    beta[i] += di
+    ei = di * y[i]
+    S1 = S + ei  # u and S after the move of beta_i, for the move of beta_j
+    wj = y[j] * (u[j] + ei * Ki[j] - Kr[j] * S1 - (ur + ei * Ki[r]) + krr * S1)
+    dj, gain_j = _h_delta(diag, Kr, C, beta[j], wj, r, j)
+    beta[j] += dj
+    ej = dj * y[j]
+    for t in range(n):
+        kit = Ki[t]
+        kjt = Kj[t]
+        G[t] += y[t] * (ci * kit + cj * kjt)
+        u[t] += ei * kit + ej * kjt
+    return H + gain_i + gain_j, S1 + ej
+
+
+@njit(cache=True, nogil=True)
+def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no cover - compiled
+    """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)`` and
+    leaves the last ``alpha`` and ``G`` in ``work[0]`` and ``work[1]``.
+
+    Arguments: the Gram matrix ``K`` (float64, C-contiguous), its diagonal, the labels, the full
+    solution's ``alpha`` and gradient, the point ``r`` left out, the :class:`RetrainOptions`, and
+    the work space (:func:`work_arrays`)."""
+    n = y.shape[0]
+    C = opts.C
+    franc = opts.franc
+    alpha = work[0]
+    G = work[1]
+    beta = work[2]
+    u = work[3]
+    z = work[4]
     Cv = np.full(n, C)  # the pair step's per-variable bound
     no_order = np.empty(0, dtype=np.int64)  # positions are the variables themselves
     yes = np.bool_(True)  # typed, not literal: a literal True would compile the helpers again
     for t in range(n):
         alpha[t] = alpha_full[t]
         G[t] = G_full[t]
-    rows = 0
-    ar = alpha[r]
+    rows = _seed(K, y, C, alpha, G, r)
     yr = y[r]
-    if ar > 0.0:
-        # ---- seeding: alpha_r -> 0, its mass onto the same class -----------------------------
-        alpha[r] = 0.0
-        _add_row(K, y, G, r, -ar * yr)
-        rows += 1
-        need = ar
-        for phase in range(2):
-            for t in range(n):
-                if need <= 0.0:
-                    break
-                if t == r or y[t] != yr:
-                    continue
-                a = alpha[t]
-                if phase == 0 and not (0.0 < a < C):
-                    continue
-                if phase == 1 and a != 0.0:
-                    continue
-                add = min(C - a, need)
-                alpha[t] = C if add == C - a else a + add  # exactly at the bound when filled
-                need -= add
-                _add_row(K, y, G, t, add * y[t])
-                rows += 1
-        if need > 0.0:  # the class is full: lower the other class by what is left
-            for t in range(n):
-                if need <= 0.0:
-                    break
-                a = alpha[t]
-                if y[t] == yr or a <= 0.0:
-                    continue
-                sub = min(a, need)
-                alpha[t] = 0.0 if sub == a else a - sub
-                need -= sub
-                _add_row(K, y, G, t, -sub * y[t])
-                rows += 1
-    # Franc's bound: u = K (beta * y) and S = y'beta, so that (Q~ beta)_t, the w_t of H's
-    # gradient, is y_t (u_t - K_tr S - u_r + K_rr S) in O(1) and a move of beta costs the
-    # kernel row of the moved variable only (the SMO step's, already at hand).
     H = 0.0
     S = 0.0
     if franc:
-        # beta = full solution without r; u from G_full and row r (already counted).
-        Kr = K[r]
-        krr = diag[r]
-        S = -ar * yr  # since y'alpha_full = 0
-        for t in range(n):
-            beta[t] = alpha_full[t]
-            u[t] = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
-        beta[r] = 0.0
-        if ar == 0.0:
-            rows += 1
-        ur = u[r]
-        for t in range(n):
-            H += beta[t] * (1.0 - 0.5 * y[t] * (u[t] - Kr[t] * S - ur + krr * S))
-    Kr = K[r]
-    krr = diag[r]
+        H, S = _h_start(K, diag, y, alpha_full, G_full, r, beta, u)
+        if alpha_full[r] <= 0.0:
+            rows += 1  # row r (read by the seeding otherwise)
     iters = 0
     while True:
         # ---- working-set selection (LIBSVM's second order), all variables but r -------------
@@ -264,14 +374,14 @@ def retrain_one(
         gmin = np.inf
         if i >= 0:
             gmin, j = select_j(y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes)
-        if i < 0 or j < 0 or gmax - gmin < tol:
+        if i < 0 or j < 0 or gmax - gmin < opts.tol:
             b = _bias(y, G, r, z)
             return yr * (G[r] + 1.0) + b, KKT, iters, rows
-        if franc and iters % CHECK_EVERY == 0:
+        if franc:
             F, bstar = _primal_best_b(y, C, alpha, G, r, z)
             if F < H - MARGIN * (abs(F) + abs(H)):
                 return yr * (G[r] + 1.0) + bstar, CERTIFIED, iters, rows
-        if iters >= max_iter:
+        if iters >= opts.max_iter:
             b = _bias(y, G, r, z)
             return yr * (G[r] + 1.0) + b, MAX_ITER, iters, rows
         # ---- the two-variable update -------------------------------------------------------
@@ -288,22 +398,11 @@ def retrain_one(
         if not franc:
             add_pair(G, y, Ki, Kj, ci, cj, n, no_order, yes)
         else:
-            # Ascend H on the two coordinates whose rows are at hand, in the same pass as G.
-            ur = u[r]
-            wi = y[i] * (u[i] - Kr[i] * S - ur + krr * S)
-            di, gain_i = _h_delta(diag, Kr, C, beta[i], wi, r, i)
-            beta[i] += di
-            ei = di * y[i]
-            S1 = S + ei  # u and S after the move of beta_i, for the move of beta_j
-            wj = y[j] * (u[j] + ei * Ki[j] - Kr[j] * S1 - (ur + ei * Ki[r]) + krr * S1)
-            dj, gain_j = _h_delta(diag, Kr, C, beta[j], wj, r, j)
-            beta[j] += dj
-            ej = dj * y[j]
-            S = S1 + ej
-            H += gain_i + gain_j
-            for t in range(n):
-                kit = Ki[t]
-                kjt = Kj[t]
-                G[t] += y[t] * (ci * kit + cj * kjt)
-                u[t] += ei * kit + ej * kjt
+            H, S = _step_with_h(K, diag, y, C, r, i, j, ci, cj, G, beta, u, S, H)
+            for _ in range(opts.h_steps):
+                H, S, moved = _h_greedy(K, diag, y, C, r, beta, u, S, H)
+                if moved < 0:
+                    break
+                if moved != i and moved != j:
+                    rows += 1
         iters += 1
