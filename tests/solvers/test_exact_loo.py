@@ -233,3 +233,48 @@ def test_decisions_left_near_zero_by_a_loose_stop_are_refined_to_the_exact_answe
         res = exact_loo(y, C=1.0, gram=gram, stopping=stopping, tol=0.5)
         assert res.counts["refined"] > 0
         _assert_agrees(res, y, dec, f"{store}/{stopping}/tol=0.5")
+
+
+def test_franc_certificate_fires_early_with_its_own_ascent_on_H() -> None:
+    # heart, linear kernel, C = 1: alpha-seeded retrains take thousands of SMO steps to the
+    # eps-KKT stop, and H, ascended by its own greedy coordinate steps, overtakes F long before
+    from svmtune.solvers import SMO, _exact_loo_loop
+
+    y, K = _data("heart", "linear")
+    C = 1.0
+    diag = np.ascontiguousarray(np.diag(K))
+    full = SMO(tol=1e-3).solve(y, C=C, gram=K)
+    todo = np.flatnonzero(exact_loo(y, C=C, gram=K, stopping="kkt", full=full).settled_by == 2)
+    assert todo.size >= 30
+    work = _exact_loo_loop.work_arrays(y.size)
+    a, G = np.ascontiguousarray(full.alpha), np.ascontiguousarray(full.gradient)
+    early = soon = 0
+    for r in todo:
+        runs = [
+            _exact_loo_loop.retrain_one(
+                K, diag, y, a, G, int(r), _exact_loo_loop.RetrainOptions(C, 1e-3, f, 10**6, 1), work
+            )
+            for f in (True, False)
+        ]
+        (d_f, st_f, it_f, rows_f), (d_k, st_k, it_k, rows_k) = runs
+        assert st_k == _exact_loo_loop.KKT and st_f in (_exact_loo_loop.KKT, 1)
+        assert (d_f >= 0.0) == (d_k >= 0.0)
+        if st_f == _exact_loo_loop.CERTIFIED:
+            assert it_f <= it_k
+            early += 4 * it_f <= it_k and rows_f < rows_k
+            soon += it_f <= 100
+        else:  # the eps-KKT stop came first: the same SMO steps
+            assert it_f == it_k
+    assert early >= todo.size // 3
+    assert soon >= 2
+
+
+def test_franc_reads_fewer_kernel_columns_where_its_bound_is_tight() -> None:
+    # linear heart at C = 1: most retrains are certified long before the eps-KKT stop
+    y, K = _data("heart", "linear")
+    franc = exact_loo(y, C=1.0, gram=K, stopping="franc")
+    kkt = exact_loo(y, C=1.0, gram=K, stopping="kkt")
+    assert franc.error == kkt.error
+    assert franc.stopping_used == "franc"
+    assert franc.counts["prec_percent"] >= 60.0
+    assert 3 * franc.counts["kernel_rows"] < 2 * kkt.counts["kernel_rows"]
