@@ -52,6 +52,11 @@ CERTIFIED = 1
 MAX_ITER = 2
 """Status: the retrain reached ``max_iter`` iterations first (the last iterate's decision)."""
 
+EXACT_BIAS_EVERY = 8
+"""SMO steps between two computations of the primal value's best bias ``b*`` (a quickselect);
+in between, the bound is tested at the last ``b*`` (a primal value above ``F(alpha, b*)``, so
+no less safe), in the pass that updates the gradient."""
+
 MARGIN = 1e-9
 """Relative margin of the certificate: ``F < H - MARGIN (|F| + |H|)``, so rounding never
 certifies a tie."""
@@ -279,40 +284,15 @@ def _h_start(K, diag, y, alpha_full, G_full, r, beta, u):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
-def _h_greedy(K, diag, y, C, r, beta, u, S, H):  # pragma: no cover - compiled
-    """One greedy coordinate step on H: the variable whose exact line search gains most moves.
+def _step_with_h(
+    K, diag, y, C, r, i, j, ci, cj, alpha, G, beta, u, S, H, b, best
+):  # pragma: no cover - compiled
+    """One pass after the SMO step moved ``alpha_i, alpha_j`` by ``ci y_i, cj y_j``.
 
-    Returns ``(H, S, moved)``; ``moved`` is -1 when no step gains (nothing read)."""
-    n = y.shape[0]
-    Kr = K[r]
-    krr = diag[r]
-    ur = u[r]
-    best = 0.0
-    bt = -1
-    bd = 0.0
-    for t in range(n):
-        if t == r:
-            continue
-        w = y[t] * (u[t] - Kr[t] * S - ur + krr * S)
-        d, gain = _h_delta(diag, Kr, C, beta[t], w, r, t)
-        if gain > best:
-            best = gain
-            bt = t
-            bd = d
-    if bt < 0 or best <= 1e-15 * abs(H):
-        return H, S, -1
-    beta[bt] += bd
-    e = bd * y[bt]
-    Kt = K[bt]
-    for s in range(n):
-        u[s] += e * Kt[s]
-    return H + best, S + e, bt
-
-
-@njit(cache=True, nogil=True)
-def _step_with_h(K, diag, y, C, r, i, j, ci, cj, G, beta, u, S, H):  # pragma: no cover - compiled
-    """``G`` after the SMO step moved ``alpha_i, alpha_j`` by ``ci y_i, cj y_j``, and H ascended
-    on ``beta_i`` then ``beta_j`` in the same pass (their rows are at hand). Returns ``(H, S)``."""
+    In it: ``G`` updated; H ascended on ``beta_i`` then ``beta_j`` (their rows are at hand) and
+    ``u`` with them; the primal value ``F(alpha, b)`` at the given bias; and H's greedy
+    coordinate (the variable whose exact line search gains H most, in ``best``: variable, move,
+    gain). Returns ``(H, S, F(alpha, b))``."""
     n = y.shape[0]
     Kr = K[r]
     krr = diag[r]
@@ -328,12 +308,59 @@ def _step_with_h(K, diag, y, C, r, i, j, ci, cj, G, beta, u, S, H):  # pragma: n
     dj, gain_j = _h_delta(diag, Kr, C, beta[j], wj, r, j)
     beta[j] += dj
     ej = dj * y[j]
+    S = S1 + ej
+    ur = ur + ei * Ki[r] + ej * Kj[r]  # u_r after the pass
+    quad = 0.0
+    loss = 0.0
+    best[0] = -1.0
+    best[2] = 0.0
     for t in range(n):
         kit = Ki[t]
         kjt = Kj[t]
         G[t] += y[t] * (ci * kit + cj * kjt)
         u[t] += ei * kit + ej * kjt
-    return H + gain_i + gain_j, S1 + ej
+        g1 = G[t] + 1.0
+        quad += alpha[t] * g1
+        if t == r:
+            continue
+        margin = 1.0 - (g1 + y[t] * b)
+        if margin > 0.0:
+            loss += margin
+        d, gain = _h_delta(diag, Kr, C, beta[t], y[t] * (u[t] - Kr[t] * S - ur + krr * S), r, t)
+        if gain > best[2]:
+            best[0] = t
+            best[1] = d
+            best[2] = gain
+    return H + gain_i + gain_j, S, 0.5 * quad + C * loss
+
+
+@njit(cache=True, nogil=True)
+def _greedy(K, diag, y, C, r, beta, u, S, best):  # pragma: no cover - compiled
+    """H's greedy coordinate at the current ``beta`` (into ``best``: variable, move, gain)."""
+    Kr = K[r]
+    krr = diag[r]
+    ur = u[r]
+    best[0] = -1.0
+    best[2] = 0.0
+    for t in range(y.shape[0]):
+        if t == r:
+            continue
+        d, gain = _h_delta(diag, Kr, C, beta[t], y[t] * (u[t] - Kr[t] * S - ur + krr * S), r, t)
+        if gain > best[2]:
+            best[0] = t
+            best[1] = d
+            best[2] = gain
+
+
+@njit(cache=True, nogil=True)
+def _h_move(K, y, beta, u, t, d):  # pragma: no cover - compiled
+    """``beta_t += d`` and ``u += d y_t K[t]``; returns the change of ``S = y'beta``."""
+    beta[t] += d
+    e = d * y[t]
+    Kt = K[t]
+    for s in range(u.shape[0]):
+        u[s] += e * Kt[s]
+    return e
 
 
 @njit(cache=True, nogil=True)
@@ -367,6 +394,9 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         if alpha_full[r] <= 0.0:
             rows += 1  # row r (read by the seeding otherwise)
     iters = 0
+    b = 0.0  # the bias of the last exact F(alpha, b*)
+    F = np.inf  # F(alpha, b) at the current alpha
+    best = np.zeros(3)  # H's greedy coordinate: variable, move, gain
     while True:
         # ---- working-set selection (LIBSVM's second order), all variables but r -------------
         gmax, i = select_i(y, Cv, alpha, G, n, r)
@@ -375,18 +405,18 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         if i >= 0:
             gmin, j = select_j(y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes)
         if i < 0 or j < 0 or gmax - gmin < opts.tol:
-            b = _bias(y, G, r, z)
-            return yr * (G[r] + 1.0) + b, KKT, iters, rows
+            return yr * (G[r] + 1.0) + _bias(y, G, r, z), KKT, iters, rows
         if franc:
-            F, bstar = _primal_best_b(y, C, alpha, G, r, z)
+            # any bias gives a primal value above F(alpha, b*): F at the last b* is tested every
+            # step (computed in the step's pass), F(alpha, b*) itself every EXACT_BIAS_EVERY
+            if iters % EXACT_BIAS_EVERY == 0:
+                F, b = _primal_best_b(y, C, alpha, G, r, z)
             if F < H - MARGIN * (abs(F) + abs(H)):
-                return yr * (G[r] + 1.0) + bstar, CERTIFIED, iters, rows
+                return yr * (G[r] + 1.0) + b, CERTIFIED, iters, rows
         if iters >= opts.max_iter:
-            b = _bias(y, G, r, z)
-            return yr * (G[r] + 1.0) + b, MAX_ITER, iters, rows
+            return yr * (G[r] + 1.0) + _bias(y, G, r, z), MAX_ITER, iters, rows
         # ---- the two-variable update -------------------------------------------------------
         Ki = K[i]
-        Kj = K[j]
         rows += 2
         old_i = alpha[i]
         old_j = alpha[j]
@@ -396,13 +426,16 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         ci = y[i] * (alpha[i] - old_i)
         cj = y[j] * (alpha[j] - old_j)
         if not franc:
-            add_pair(G, y, Ki, Kj, ci, cj, n, no_order, yes)
+            add_pair(G, y, Ki, K[j], ci, cj, n, no_order, yes)
         else:
-            H, S = _step_with_h(K, diag, y, C, r, i, j, ci, cj, G, beta, u, S, H)
-            for _ in range(opts.h_steps):
-                H, S, moved = _h_greedy(K, diag, y, C, r, beta, u, S, H)
-                if moved < 0:
+            H, S, F = _step_with_h(K, diag, y, C, r, i, j, ci, cj, alpha, G, beta, u, S, H, b, best)
+            for _ in range(opts.h_steps):  # H's own greedy coordinate steps
+                t = np.int64(best[0])
+                if t < 0 or best[2] <= 1e-15 * abs(H):
                     break
-                if moved != i and moved != j:
-                    rows += 1
+                S += _h_move(K, y, beta, u, t, best[1])
+                H += best[2]
+                rows += t != i and t != j
+                if opts.h_steps > 1:
+                    _greedy(K, diag, y, C, r, beta, u, S, best)
         iters += 1
