@@ -21,7 +21,19 @@ Joachims' xi-alpha check (the paper's check 3) is not used: it assumes the bias 
 when ``r`` leaves, which fails when the solution without ``r`` has no free support vector (every
 alpha at a bound, small ``C``): there the bias is an interval whose midpoint moves, and the
 check settled points that retraining misclassifies. The points it used to settle are retrained
-instead; Franc's bound certifies most of them at the seeded start, before any SMO step.
+instead.
+
+Franc's certificate (``"franc"``): besides the SMO on the retrain's dual G, a second vector
+``beta`` ascends H, the dual of the SVM forced through ``x_r`` (``f(x_r) = 0``), by its own
+greedy coordinate steps (one per SMO step, :data:`svmtune.solvers.loo_retrains.H_STEPS`, plus the
+moves on the SMO step's own pair); before every SMO step the primal value ``F`` of the current
+iterate is compared with ``H``. ``F < H`` proves that no classifier as good as the iterate changes
+sign at ``x_r``, so the sign is the optimum's and the retrain stops there. H starts at the full
+solution without ``r``, below ``F``, so the certificate fires after some steps, not at the
+seeded start: on linear kernels and large ``C`` long before the eps-KKT stop (the retrain needs
+many steps, H few), on easy retrains (a few dozen steps) often not at all. Each greedy step reads
+one kernel column (counted). The paper's efficiency test switches it off for the rest when
+fewer than half of the first ``M = 10`` retrains are certified.
 
 A decision the eps-KKT stop leaves within ``tol`` of zero (check 1 or a retrain) is not trusted:
 that retrain goes on at tolerances 1000 times tighter (Franc's bound on under ``"franc"``) until
@@ -97,11 +109,13 @@ class ExactLOOResult:
     counts : dict
         ``settled_alpha_zero``, ``settled_misclassified``, ``retrained``, ``refined``
         (retrains whose decision came within ``tol`` of zero and went on at tighter tolerances),
-        ``certified`` (retrains stopped by Franc's bound), ``prec_percent`` (certified / retrained
-        under Franc's stop, the paper's "Prec %"), ``efficiency_certified`` (of the first
-        ``M`` points), ``max_iter_reached``, ``iterations`` (full solve + retrains),
+        ``certified`` (retrains stopped by Franc's bound), ``under_franc`` (retrains run under
+        Franc's stop: all, or the first ``M`` when the efficiency test switched it off),
+        ``prec_percent`` (certified / under_franc, the paper's "Prec %"),
+        ``efficiency_certified`` (of the first ``M`` points), ``max_iter_reached``, ``iterations`` (full solve + retrains),
         ``kernel_rows`` (kernel columns read, the paper's KerEval: two per SMO step of the
-        retrains and one per seeded variable, plus two per step of the full solve; rows
+        retrains, one per seeded variable and one per greedy step on Franc's H, plus two per
+        step of the full solve; rows
         computed by the cache when ``gram`` is a KernelRows), ``kernel_evals`` (entries the row
         cache computed during the call; 0 for a full matrix, whose cost is its maker's).
     full : SMOResult
@@ -226,6 +240,7 @@ def exact_loo(
         "retrained": int(todo.size),
         "refined": run.n_refined,
         "certified": certified,
+        "under_franc": under_franc,
         "prec_percent": 100.0 * certified / under_franc if under_franc else math.nan,
         "efficiency_certified": run.eff_certified,
         "max_iter_reached": hit,
