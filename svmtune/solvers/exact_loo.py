@@ -112,7 +112,8 @@ class ExactLOOResult:
         ``certified`` (retrains stopped by Franc's bound), ``under_franc`` (retrains run under
         Franc's stop: all, or the first ``M`` when the efficiency test switched it off),
         ``prec_percent`` (certified / under_franc, the paper's "Prec %"),
-        ``efficiency_certified`` (of the first ``M`` points), ``max_iter_reached``, ``iterations`` (full solve + retrains),
+        ``efficiency_certified`` (of the first ``M`` points), ``max_iter_reached``,
+        ``iterations`` (full solve + retrains),
         ``kernel_rows`` (kernel columns read, the paper's KerEval: two per SMO step of the
         retrains, one per seeded variable and one per greedy step on Franc's H, plus two per
         step of the full solve; rows
