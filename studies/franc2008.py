@@ -100,19 +100,20 @@ PAPER_TABLE3 = {
 def grid_prec(study: Study, name: str, kernel: str, splits: list[int]) -> float:
     """Prec % over the whole grid, as the paper counts it: retrains certified by Franc's bound
     over retrains run under it, over every setting of the grid and the given realizations
-    (recomputed: a cell stores no counts; as long as the franc half of the selection)."""
+    (recomputed on the study's grid: a cell stores no counts; as long as the franc half of the
+    selection)."""
     from svmtune.datasets import ratsch_split
     from svmtune.solvers import exact_loo
     from svmtune.study import split_seed
 
+    grid = study.methods[f"ExactLOO franc {kernel}"].tuner.values  # type: ignore[attr-defined]
     certified = under = 0.0
     for split in splits:
         Xtr, ytr, _, _ = ratsch_split(DATASETS[name], split_seed(study.seed, name, split))
         prepared = (RBF() if kernel == "RBF" else Linear()).prepare(Xtr)
-        grid = RBF_GRID["gamma"] if kernel == "RBF" else [None]
-        for gamma in grid:
+        for gamma in grid.get("gamma", [None]):
             K = prepared.gram({"gamma": gamma} if gamma is not None else {})
-            for C in (RBF_GRID if kernel == "RBF" else LINEAR_GRID)["C"]:
+            for C in grid["C"]:
                 c = exact_loo(ytr, C=C, gram=K, stopping="franc").counts
                 certified += c["certified"]
                 under += c["under_franc"]

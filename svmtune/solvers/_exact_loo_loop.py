@@ -77,6 +77,9 @@ class RetrainOptions(NamedTuple):
         SMO steps at most.
     h_steps : int
         Greedy coordinate steps on H per SMO step (besides the moves on the step's own pair).
+    h_pays : bool
+        Take a greedy step only when it pays: when its gain in H is at least the closure of the
+        gap ``F - H`` per kernel column of the SMO step just made.
     """
 
     C: float
@@ -84,6 +87,7 @@ class RetrainOptions(NamedTuple):
     franc: bool
     max_iter: int
     h_steps: int
+    h_pays: bool
 
 
 def work_arrays(n: int) -> np.ndarray:
@@ -428,11 +432,15 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         if not franc:
             add_pair(G, y, Ki, K[j], ci, cj, n, no_order, yes)
         else:
+            closed = F + H  # the step's closure of the gap F - H, per column below
             H, S, F = _step_with_h(K, diag, y, C, r, i, j, ci, cj, alpha, G, beta, u, S, H, b, best)
+            closed = 0.5 * (closed - F - H)
             for _ in range(opts.h_steps):  # H's own greedy coordinate steps
                 t = np.int64(best[0])
                 if t < 0 or best[2] <= 1e-15 * abs(H):
                     break
+                if opts.h_pays and best[2] < closed:
+                    break  # an SMO step closes more of the gap per kernel column
                 S += _h_move(K, y, beta, u, t, best[1])
                 H += best[2]
                 rows += t != i and t != j

@@ -252,7 +252,14 @@ def test_franc_certificate_fires_early_with_its_own_ascent_on_H() -> None:
     for r in todo:
         runs = [
             _exact_loo_loop.retrain_one(
-                K, diag, y, a, G, int(r), _exact_loo_loop.RetrainOptions(C, 1e-3, f, 10**6, 1), work
+                K,
+                diag,
+                y,
+                a,
+                G,
+                int(r),
+                _exact_loo_loop.RetrainOptions(C, 1e-3, f, 10**6, 1, True),
+                work,
             )
             for f in (True, False)
         ]
@@ -266,7 +273,7 @@ def test_franc_certificate_fires_early_with_its_own_ascent_on_H() -> None:
         else:  # the eps-KKT stop came first: the same SMO steps
             assert it_f == it_k
     assert early >= todo.size // 3
-    assert soon >= 2
+    assert soon >= 1
 
 
 def test_franc_reads_fewer_kernel_columns_where_its_bound_is_tight() -> None:
