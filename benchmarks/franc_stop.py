@@ -132,6 +132,14 @@ def summary(df: pd.DataFrame) -> None:
             f"{100 * part['certified'].sum() / under if under else float('nan'):.1f} %; "
             f"errors agree {int(part['same error'].sum())} of {len(part)}"
         )
+        per_set = part.groupby("data")[["cols kkt", "cols franc", "cpu kkt", "cpu franc"]].sum()
+        cols = per_set["cols kkt"] / per_set["cols franc"]
+        cpu = per_set["cpu kkt"] / per_set["cpu franc"]
+        print(
+            f"   per data set over its grid (the paper's Table 3): cols kkt/franc median "
+            f"{cols.median():.2f} ({', '.join(f'{k} {v:.2f}' for k, v in cols.items())}); "
+            f"cpu kkt/franc median {cpu.median():.2f}"
+        )
         for C, atC in part.groupby("C"):
             print(
                 f"   C = {C:.4g}: cols kkt/franc median {atC['cols kkt/franc'].median():.2f}, "
