@@ -25,7 +25,8 @@ Modes:
 - ``--h-steps 0,1,2,-1,-2``: greedy steps on H per SMO step, compared on the compiled retrain
   loop (the points exact_loo retrains, one setting: ``--datasets``, ``--kernels``, ``--C``,
   ``--gamma``); ``h >= 0``: ``h`` steps, always; ``-h``: up to ``h`` steps, each only when it
-  pays (``H_PAYS``).
+  pays (``H_PAYS``); ``--bias-every k``: the primal value's best bias every ``k`` steps
+  (``EXACT_BIAS_EVERY``, 8; in between the bound is tested at the last one).
 
     python benchmarks/franc_stop.py --datasets ringnorm --kernels linear --C 1 --realizations 3
     python benchmarks/franc_stop.py --kernels linear                    # Ratsch, linear grid
@@ -164,7 +165,9 @@ def h_steps(args: argparse.Namespace) -> None:
                 for h in ["kkt", *args.h_steps]:  # h < 0: up to -h steps, each when it pays
                     franc = h != "kkt"
                     steps = abs(int(h)) if franc else 0
-                    o = loop.RetrainOptions(p["C"], args.tol, franc, 10**7, steps, franc and h < 0)
+                    o = loop.RetrainOptions(
+                        p["C"], args.tol, franc, 10**7, steps, franc and h < 0, args.bias_every
+                    )
                     t0 = time.process_time()
                     runs = [loop.retrain_one(K, diag, y, a, G, int(r), o, work) for r in todo]
                     out[h] = (time.process_time() - t0, sum(r[3] for r in runs), runs)
@@ -191,6 +194,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tol", type=float, default=1e-3)
     ap.add_argument("--h-steps", type=lambda s: [int(v) for v in s.split(",")])
     ap.add_argument("--gamma", type=float, help="RBF: one gamma only")
+    ap.add_argument("--bias-every", type=int, default=8, help="with --h-steps: b* every k steps")
     args = ap.parse_args(argv)
     if args.datasets is None:
         args.datasets = OTHER_SETS if args.grid == "other" else FRANC_SETS

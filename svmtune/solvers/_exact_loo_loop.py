@@ -29,9 +29,8 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   piecewise-linear problem in ``b``, minimised at an order statistic (:func:`_kth_smallest`,
   O(n)); the bound is tested before every SMO step.
 
-Kernel rows are counted as the paper counts kernel evaluations (columns of ``K`` read): one per
-seeded variable (``r`` included), two per SMO step, one per greedy step on H. Everything is
-float64/int64, ``nogil`` so chunks of points run in threads.
+Kernel rows are counted as the paper's KerEval (columns of ``K`` read): one per seeded variable
+(``r`` included), two per SMO step, one per greedy step on H. ``nogil``: points run in threads.
 """
 
 from __future__ import annotations
@@ -53,9 +52,14 @@ MAX_ITER = 2
 """Status: the retrain reached ``max_iter`` iterations first (the last iterate's decision)."""
 
 EXACT_BIAS_EVERY = 8
-"""SMO steps between two computations of the primal value's best bias ``b*`` (a quickselect);
-in between, the bound is tested at the last ``b*`` (a primal value above ``F(alpha, b*)``, so
-no less safe), in the pass that updates the gradient."""
+"""SMO steps between two computations of the primal value's best bias ``b*`` (a quickselect),
+after the first :data:`EXACT_BIAS_FIRST` steps; in between, the bound is tested at the last
+``b*`` (a primal value above ``F(alpha, b*)``, so no less safe), in the pass that updates the
+gradient."""
+
+EXACT_BIAS_FIRST = 32
+"""SMO steps of a retrain with ``b*`` computed at every step: a short retrain would lose a good
+part of the gain to the cadence (``benchmarks/franc_stop.py --h-steps -1 --bias-every 1``)."""
 
 MARGIN = 1e-9
 """Relative margin of the certificate: ``F < H - MARGIN (|F| + |H|)``, so rounding never
@@ -80,6 +84,9 @@ class RetrainOptions(NamedTuple):
     h_pays : bool
         Take a greedy step only when it pays: when its gain in H is at least the closure of the
         gap ``F - H`` per kernel column of the SMO step just made.
+    bias_every : int
+        SMO steps between two computations of the primal value's best bias (see
+        :data:`EXACT_BIAS_EVERY`).
     """
 
     C: float
@@ -88,6 +95,7 @@ class RetrainOptions(NamedTuple):
     max_iter: int
     h_steps: int
     h_pays: bool
+    bias_every: int
 
 
 def work_arrays(n: int) -> np.ndarray:
@@ -98,10 +106,9 @@ def work_arrays(n: int) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def _kth_smallest(z, m, k):  # pragma: no cover - compiled
-    """The ``k``-th smallest of ``z[:m]`` (from 0), with ``z[:m]`` reordered so that
-    ``z[:k] <= z[k] <= z[k+1:m]``, like ``np.partition``: a quickselect (median-of-three pivot,
-    three-way partition, so ties cost no extra passes) that compiles in a fraction of the time
-    numba's ``np.partition`` takes."""
+    """The ``k``-th smallest of ``z[:m]`` (from 0), ``z[:m]`` partitioned around it: a
+    quickselect (median-of-three pivot, three-way partition) that compiles far faster than
+    numba's ``np.partition``."""
     lo = 0
     hi = m - 1
     while lo < hi:
@@ -140,10 +147,7 @@ def _bias(y, G, r, z):  # pragma: no cover - compiled
     value at the current ``alpha`` (see :func:`svmtune.solvers.exact_loo.midpoint_biases`).
 
     The hinge sum's slope in ``b`` is ``#{v_t < b} - P`` with ``v_t = -y_t G_t`` and ``P`` the
-    positives, so the minimisers are ``[v_(P), v_(P+1)]`` (order statistics). At the optimum this
-    is LIBSVM's bias (the one ``b`` when a support vector is free, else the midpoint of the
-    interval of optimal biases); near it, unlike LIBSVM's mean over the free variables, it does
-    not jump when a variable sits a hair away from its bound."""
+    positives, so the minimisers are ``[v_(P), v_(P+1)]`` (order statistics)."""
     n = y.shape[0]
     m = 0
     P = 0
@@ -265,11 +269,8 @@ def _seed(K, y, C, alpha, G, r):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _h_start(K, diag, y, alpha_full, G_full, r, beta, u):  # pragma: no cover - compiled
-    """``beta`` = the full solution without ``r``, ``u = K (beta * y)`` (from ``G_full`` and row
-    ``r``), ``S = y'beta``; returns ``(H(beta), S)``.
-
-    With ``u`` and ``S``, ``w_t = (Q~ beta)_t = y_t (u_t - K_tr S - u_r + K_rr S)`` is O(1), and
-    a move of ``beta_t`` costs the kernel row of ``t``."""
+    """``beta`` = the full solution without ``r``, ``u = K (beta * y)``, ``S = y'beta``; returns
+    ``(H(beta), S)``. Then ``w_t = (Q~ beta)_t = y_t (u_t - K_tr S - u_r + K_rr S)`` is O(1)."""
     n = y.shape[0]
     Kr = K[r]
     krr = diag[r]
@@ -413,7 +414,7 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         if franc:
             # any bias gives a primal value above F(alpha, b*): F at the last b* is tested every
             # step (computed in the step's pass), F(alpha, b*) itself every EXACT_BIAS_EVERY
-            if iters % EXACT_BIAS_EVERY == 0:
+            if iters < EXACT_BIAS_FIRST or iters % opts.bias_every == 0:
                 F, b = _primal_best_b(y, C, alpha, G, r, z)
             if F < H - MARGIN * (abs(F) + abs(H)):
                 return yr * (G[r] + 1.0) + b, CERTIFIED, iters, rows

@@ -114,6 +114,7 @@ class RetrainSetup:
             int(max_iter),
             int(self.h_steps),
             bool(self.h_pays),
+            _exact_loo_loop.EXACT_BIAS_EVERY,
         )
 
 

@@ -39,7 +39,7 @@ def _retrain_once(y: np.ndarray) -> None:
     n = y.shape[0]
     K = np.eye(n)  # any positive definite Gram matrix
     diag = np.ascontiguousarray(np.diag(K))
-    opts = _exact_loo_loop.RetrainOptions(10.0, 1e-3, True, 10, 1, True)
+    opts = _exact_loo_loop.RetrainOptions(10.0, 1e-3, True, 10, 1, True, 8)
     work = _exact_loo_loop.work_arrays(n)
     _exact_loo_loop.retrain_one(K, diag, y, np.zeros(n), -np.ones(n), 0, opts, work)
 

@@ -258,7 +258,7 @@ def test_franc_certificate_fires_early_with_its_own_ascent_on_H() -> None:
                 a,
                 G,
                 int(r),
-                _exact_loo_loop.RetrainOptions(C, 1e-3, f, 10**6, 1, True),
+                _exact_loo_loop.RetrainOptions(C, 1e-3, f, 10**6, 1, True, 8),
                 work,
             )
             for f in (True, False)
