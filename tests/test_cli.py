@@ -182,7 +182,7 @@ def test_report_asks_which_study_when_the_database_holds_several(study_file, tmp
         ("quickstart", 165),
         ("fischetti2016", 540),
         ("adankon", 100),
-        ("franc2008", 270),
+        ("franc2008", 330),
         ("carrizosa2014", 220),
     ],
 )

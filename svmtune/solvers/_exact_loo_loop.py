@@ -10,7 +10,7 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   changed;
 - **SMO** with LIBSVM's second-order working-set selection on all variables but ``r``, stopped
   by the eps-KKT gap (``gap < tol``), the paper's baseline (``franc = False``);
-- **Franc's stop** (Algorithm 3, ``franc = True``): alongside the SMO steps, coordinate ascent on
+- **Franc's stop** (Algorithm 3, ``franc = True``): alongside the SMO steps, its own ascent on
 
       H(beta) = sum_i beta_i - 1/2 sum_ij beta_i beta_j y_i y_j k~_ij,  0 <= beta <= C, beta_r = 0
 
@@ -21,26 +21,28 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   its best bias, ``F(alpha, b*)``, is below ``H(beta)``, no classifier at least as good as it
   changes sign at ``x_r``: the sign of ``f(x_r; alpha, b*)`` is the sign at the optimum
   (Theorem 1, Corollary 1). ``beta`` starts at the full solution without ``r`` (feasible: the box
-  is the only constraint) and is updated on the two variables the SMO step just moved, whose
-  kernel rows are at hand, so the bound costs no kernel row. ``F`` at its best bias is a convex
+  is the only constraint). After each SMO step, H is ascended on the two variables the step
+  moved (their kernel rows are at hand) and then by ``h_steps`` greedy coordinate steps of its
+  own, as the paper's Step 6 (a modified Improved SMO: ``B0(r)`` has no equality constraint, so
+  one variable moves at a time, the one whose exact line search gains H most); each greedy step
+  reads the kernel row of the variable it moves, counted. ``F`` at its best bias is a convex
   piecewise-linear problem in ``b``, minimised at an order statistic (:func:`_kth_smallest`,
-O(n)).
+  O(n)); the bound is tested before every SMO step.
 
-Kernel rows are counted as the paper counts kernel evaluations (columns of ``K`` read): one per
-seeded variable (``r`` included), two per SMO step. Everything is float64/int64, ``nogil`` so
-chunks of points run in threads. :func:`svmtune.solvers.exact_loo.exact_loo` runs Franc's stop
-here for at most as many steps as the shrinking SMO makes before it first shrinks, and hands a
-retrain not certified by then (and every eps-KKT-only retrain) to the shrinking SMO.
+Kernel rows are counted as the paper's KerEval (columns of ``K`` read): one per seeded variable
+(``r`` included), two per SMO step, one per greedy step on H. ``nogil``: points run in threads.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from svmtune.solvers._pair_step import TAU, add_pair, clipped_step, select_i, select_j
 
-__all__ = ["CERTIFIED", "CHECK_EVERY", "KKT", "MAX_ITER", "retrain_one"]
+__all__ = ["CERTIFIED", "KKT", "MAX_ITER", "RetrainOptions", "retrain_one", "work_arrays"]
 
 KKT = 0
 """Status: the retrain stopped on the eps-KKT gap."""
@@ -49,21 +51,64 @@ CERTIFIED = 1
 MAX_ITER = 2
 """Status: the retrain reached ``max_iter`` iterations first (the last iterate's decision)."""
 
-CHECK_EVERY = 8
-"""Iterations between two evaluations of ``F(alpha, b*)`` (an O(n) partition): the bound is
-tested at the start and every ``CHECK_EVERY`` SMO steps."""
+EXACT_BIAS_EVERY = 8
+"""SMO steps between two computations of the primal value's best bias ``b*`` (a quickselect),
+after the first :data:`EXACT_BIAS_FIRST` steps; in between, the bound is tested at the last
+``b*`` (a primal value above ``F(alpha, b*)``, so no less safe), in the pass that updates the
+gradient."""
+
+EXACT_BIAS_FIRST = 32
+"""SMO steps of a retrain with ``b*`` computed at every step: a short retrain would lose a good
+part of the gain to the cadence (``benchmarks/franc_stop.py --h-steps -1 --bias-every 1``)."""
 
 MARGIN = 1e-9
 """Relative margin of the certificate: ``F < H - MARGIN (|F| + |H|)``, so rounding never
 certifies a tie."""
 
 
+class RetrainOptions(NamedTuple):
+    """How one retrain runs (an immutable record the compiled loop takes as one argument).
+
+    Attributes
+    ----------
+    C : float
+        Regularization constant.
+    tol : float
+        The eps of the KKT stop.
+    franc : bool
+        Franc's stop on (H ascended and the bound tested before every SMO step).
+    max_iter : int
+        SMO steps at most.
+    h_steps : int
+        Greedy coordinate steps on H per SMO step (besides the moves on the step's own pair).
+    h_pays : bool
+        Take a greedy step only when it pays: when its gain in H is at least the closure of the
+        gap ``F - H`` per kernel column of the SMO step just made.
+    bias_every : int
+        SMO steps between two computations of the primal value's best bias (see
+        :data:`EXACT_BIAS_EVERY`).
+    """
+
+    C: float
+    tol: float
+    franc: bool
+    max_iter: int
+    h_steps: int
+    h_pays: bool
+    bias_every: int
+
+
+def work_arrays(n: int) -> np.ndarray:
+    """The work space of :func:`retrain_one`: rows ``alpha``, ``G`` (its outputs), ``beta``,
+    ``u``, ``z``."""
+    return np.empty((5, n))
+
+
 @njit(cache=True, nogil=True)
 def _kth_smallest(z, m, k):  # pragma: no cover - compiled
-    """The ``k``-th smallest of ``z[:m]`` (from 0), with ``z[:m]`` reordered so that
-    ``z[:k] <= z[k] <= z[k+1:m]``, like ``np.partition``: a quickselect (median-of-three pivot,
-    three-way partition, so ties cost no extra passes) that compiles in a fraction of the time
-    numba's ``np.partition`` takes."""
+    """The ``k``-th smallest of ``z[:m]`` (from 0), ``z[:m]`` partitioned around it: a
+    quickselect (median-of-three pivot, three-way partition) that compiles far faster than
+    numba's ``np.partition``."""
     lo = 0
     hi = m - 1
     while lo < hi:
@@ -102,10 +147,7 @@ def _bias(y, G, r, z):  # pragma: no cover - compiled
     value at the current ``alpha`` (see :func:`svmtune.solvers.exact_loo.midpoint_biases`).
 
     The hinge sum's slope in ``b`` is ``#{v_t < b} - P`` with ``v_t = -y_t G_t`` and ``P`` the
-    positives, so the minimisers are ``[v_(P), v_(P+1)]`` (order statistics). At the optimum this
-    is LIBSVM's bias (the one ``b`` when a support vector is free, else the midpoint of the
-    interval of optimal biases); near it, unlike LIBSVM's mean over the free variables, it does
-    not jump when a variable sits a hair away from its bound."""
+    positives, so the minimisers are ``[v_(P), v_(P+1)]`` (order statistics)."""
     n = y.shape[0]
     m = 0
     P = 0
@@ -181,82 +223,185 @@ def _add_row(K, y, G, t, c):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def retrain_one(
-    K, diag, y, C, alpha_full, G_full, r, tol, franc, max_iter, alpha, G, beta, u, z
-):  # pragma: no cover - compiled
-    """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)`` and
-    leaves the last ``alpha`` and ``G`` in the arrays given.
-
-    Arguments: the Gram matrix ``K`` (float64, C-contiguous), its diagonal, the labels, ``C``,
-    the full solution's ``alpha`` and gradient, the point ``r`` left out, the eps-KKT ``tol``,
-    whether Franc's stop is on, the iteration limit, then ``alpha`` and ``G`` (out) and the
-    work arrays ``beta``, ``u``, ``z`` (all float64 of size ``n``)."""
+def _seed(K, y, C, alpha, G, r):  # pragma: no cover - compiled
+    """``alpha_r -> 0``, its mass onto the same class (else off the other class); ``G``
+    updated. Returns the kernel rows read."""
     n = y.shape[0]
+    rows = 0
+    ar = alpha[r]
+    yr = y[r]
+    if ar <= 0.0:
+        return rows
+    alpha[r] = 0.0
+    _add_row(K, y, G, r, -ar * yr)
+    rows += 1
+    need = ar
+    for phase in range(2):
+        for t in range(n):
+            if need <= 0.0:
+                break
+            if t == r or y[t] != yr:
+                continue
+            a = alpha[t]
+            if phase == 0 and not (0.0 < a < C):
+                continue
+            if phase == 1 and a != 0.0:
+                continue
+            add = min(C - a, need)
+            alpha[t] = C if add == C - a else a + add  # exactly at the bound when filled
+            need -= add
+            _add_row(K, y, G, t, add * y[t])
+            rows += 1
+    if need > 0.0:  # the class is full: lower the other class by what is left
+        for t in range(n):
+            if need <= 0.0:
+                break
+            a = alpha[t]
+            if y[t] == yr or a <= 0.0:
+                continue
+            sub = min(a, need)
+            alpha[t] = 0.0 if sub == a else a - sub
+            need -= sub
+            _add_row(K, y, G, t, -sub * y[t])
+            rows += 1
+    return rows
+
+
+@njit(cache=True, nogil=True)
+def _h_start(K, diag, y, alpha_full, G_full, r, beta, u):  # pragma: no cover - compiled
+    """``beta`` = the full solution without ``r``, ``u = K (beta * y)``, ``S = y'beta``; returns
+    ``(H(beta), S)``. Then ``w_t = (Q~ beta)_t = y_t (u_t - K_tr S - u_r + K_rr S)`` is O(1)."""
+    n = y.shape[0]
+    Kr = K[r]
+    krr = diag[r]
+    ar = alpha_full[r]
+    yr = y[r]
+    S = -ar * yr  # since y'alpha_full = 0
+    for t in range(n):
+        beta[t] = alpha_full[t]
+        u[t] = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
+    beta[r] = 0.0
+    ur = u[r]
+    H = 0.0
+    for t in range(n):
+        H += beta[t] * (1.0 - 0.5 * y[t] * (u[t] - Kr[t] * S - ur + krr * S))
+    return H, S
+
+
+@njit(cache=True, nogil=True)
+def _step_with_h(
+    K, diag, y, C, r, i, j, ci, cj, alpha, G, beta, u, S, H, b, best
+):  # pragma: no cover - compiled
+    """One pass after the SMO step moved ``alpha_i, alpha_j`` by ``ci y_i, cj y_j``.
+
+    In it: ``G`` updated; H ascended on ``beta_i`` then ``beta_j`` (their rows are at hand) and
+    ``u`` with them; the primal value ``F(alpha, b)`` at the given bias; and H's greedy
+    coordinate (the variable whose exact line search gains H most, in ``best``: variable, move,
+    gain). Returns ``(H, S, F(alpha, b))``."""
+    n = y.shape[0]
+    Kr = K[r]
+    krr = diag[r]
+    Ki = K[i]
+    Kj = K[j]
+    ur = u[r]
+    wi = y[i] * (u[i] - Kr[i] * S - ur + krr * S)
+    di, gain_i = _h_delta(diag, Kr, C, beta[i], wi, r, i)
+    beta[i] += di
+    ei = di * y[i]
+    S1 = S + ei  # u and S after the move of beta_i, for the move of beta_j
+    wj = y[j] * (u[j] + ei * Ki[j] - Kr[j] * S1 - (ur + ei * Ki[r]) + krr * S1)
+    dj, gain_j = _h_delta(diag, Kr, C, beta[j], wj, r, j)
+    beta[j] += dj
+    ej = dj * y[j]
+    S = S1 + ej
+    ur = ur + ei * Ki[r] + ej * Kj[r]  # u_r after the pass
+    quad = 0.0
+    loss = 0.0
+    best[0] = -1.0
+    best[2] = 0.0
+    for t in range(n):
+        kit = Ki[t]
+        kjt = Kj[t]
+        G[t] += y[t] * (ci * kit + cj * kjt)
+        u[t] += ei * kit + ej * kjt
+        g1 = G[t] + 1.0
+        quad += alpha[t] * g1
+        if t == r:
+            continue
+        margin = 1.0 - (g1 + y[t] * b)
+        if margin > 0.0:
+            loss += margin
+        d, gain = _h_delta(diag, Kr, C, beta[t], y[t] * (u[t] - Kr[t] * S - ur + krr * S), r, t)
+        if gain > best[2]:
+            best[0] = t
+            best[1] = d
+            best[2] = gain
+    return H + gain_i + gain_j, S, 0.5 * quad + C * loss
+
+
+@njit(cache=True, nogil=True)
+def _greedy(K, diag, y, C, r, beta, u, S, best):  # pragma: no cover - compiled
+    """H's greedy coordinate at the current ``beta`` (into ``best``: variable, move, gain)."""
+    Kr = K[r]
+    krr = diag[r]
+    ur = u[r]
+    best[0] = -1.0
+    best[2] = 0.0
+    for t in range(y.shape[0]):
+        if t == r:
+            continue
+        d, gain = _h_delta(diag, Kr, C, beta[t], y[t] * (u[t] - Kr[t] * S - ur + krr * S), r, t)
+        if gain > best[2]:
+            best[0] = t
+            best[1] = d
+            best[2] = gain
+
+
+@njit(cache=True, nogil=True)
+def _h_move(K, y, beta, u, t, d):  # pragma: no cover - compiled
+    """``beta_t += d`` and ``u += d y_t K[t]``; returns the change of ``S = y'beta``."""
+    beta[t] += d
+    e = d * y[t]
+    Kt = K[t]
+    for s in range(u.shape[0]):
+        u[s] += e * Kt[s]
+    return e
+
+
+@njit(cache=True, nogil=True)
+def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no cover - compiled
+    """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)`` and
+    leaves the last ``alpha`` and ``G`` in ``work[0]`` and ``work[1]``.
+
+    Arguments: the Gram matrix ``K`` (float64, C-contiguous), its diagonal, the labels, the full
+    solution's ``alpha`` and gradient, the point ``r`` left out, the :class:`RetrainOptions`, and
+    the work space (:func:`work_arrays`)."""
+    n = y.shape[0]
+    C = opts.C
+    franc = opts.franc
+    alpha = work[0]
+    G = work[1]
+    beta = work[2]
+    u = work[3]
+    z = work[4]
     Cv = np.full(n, C)  # the pair step's per-variable bound
     no_order = np.empty(0, dtype=np.int64)  # positions are the variables themselves
     yes = np.bool_(True)  # typed, not literal: a literal True would compile the helpers again
     for t in range(n):
         alpha[t] = alpha_full[t]
         G[t] = G_full[t]
-    rows = 0
-    ar = alpha[r]
+    rows = _seed(K, y, C, alpha, G, r)
     yr = y[r]
-    if ar > 0.0:
-        # ---- seeding: alpha_r -> 0, its mass onto the same class -----------------------------
-        alpha[r] = 0.0
-        _add_row(K, y, G, r, -ar * yr)
-        rows += 1
-        need = ar
-        for phase in range(2):
-            for t in range(n):
-                if need <= 0.0:
-                    break
-                if t == r or y[t] != yr:
-                    continue
-                a = alpha[t]
-                if phase == 0 and not (0.0 < a < C):
-                    continue
-                if phase == 1 and a != 0.0:
-                    continue
-                add = min(C - a, need)
-                alpha[t] = C if add == C - a else a + add  # exactly at the bound when filled
-                need -= add
-                _add_row(K, y, G, t, add * y[t])
-                rows += 1
-        if need > 0.0:  # the class is full: lower the other class by what is left
-            for t in range(n):
-                if need <= 0.0:
-                    break
-                a = alpha[t]
-                if y[t] == yr or a <= 0.0:
-                    continue
-                sub = min(a, need)
-                alpha[t] = 0.0 if sub == a else a - sub
-                need -= sub
-                _add_row(K, y, G, t, -sub * y[t])
-                rows += 1
-    # Franc's bound: u = K (beta * y) and S = y'beta, so that (Q~ beta)_t, the w_t of H's
-    # gradient, is y_t (u_t - K_tr S - u_r + K_rr S) in O(1) and a move of beta costs the
-    # kernel row of the moved variable only (the SMO step's, already at hand).
     H = 0.0
     S = 0.0
     if franc:
-        # beta = full solution without r; u from G_full and row r (already counted).
-        Kr = K[r]
-        krr = diag[r]
-        S = -ar * yr  # since y'alpha_full = 0
-        for t in range(n):
-            beta[t] = alpha_full[t]
-            u[t] = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
-        beta[r] = 0.0
-        if ar == 0.0:
-            rows += 1
-        ur = u[r]
-        for t in range(n):
-            H += beta[t] * (1.0 - 0.5 * y[t] * (u[t] - Kr[t] * S - ur + krr * S))
-    Kr = K[r]
-    krr = diag[r]
+        H, S = _h_start(K, diag, y, alpha_full, G_full, r, beta, u)
+        if alpha_full[r] <= 0.0:
+            rows += 1  # row r (read by the seeding otherwise)
     iters = 0
+    b = 0.0  # the bias of the last exact F(alpha, b*)
+    F = np.inf  # F(alpha, b) at the current alpha
+    best = np.zeros(3)  # H's greedy coordinate: variable, move, gain
     while True:
         # ---- working-set selection (LIBSVM's second order), all variables but r -------------
         gmax, i = select_i(y, Cv, alpha, G, n, r)
@@ -264,19 +409,19 @@ def retrain_one(
         gmin = np.inf
         if i >= 0:
             gmin, j = select_j(y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes)
-        if i < 0 or j < 0 or gmax - gmin < tol:
-            b = _bias(y, G, r, z)
-            return yr * (G[r] + 1.0) + b, KKT, iters, rows
-        if franc and iters % CHECK_EVERY == 0:
-            F, bstar = _primal_best_b(y, C, alpha, G, r, z)
+        if i < 0 or j < 0 or gmax - gmin < opts.tol:
+            return yr * (G[r] + 1.0) + _bias(y, G, r, z), KKT, iters, rows
+        if franc:
+            # any bias gives a primal value above F(alpha, b*): F at the last b* is tested every
+            # step (computed in the step's pass), F(alpha, b*) itself every EXACT_BIAS_EVERY
+            if iters < EXACT_BIAS_FIRST or iters % opts.bias_every == 0:
+                F, b = _primal_best_b(y, C, alpha, G, r, z)
             if F < H - MARGIN * (abs(F) + abs(H)):
-                return yr * (G[r] + 1.0) + bstar, CERTIFIED, iters, rows
-        if iters >= max_iter:
-            b = _bias(y, G, r, z)
-            return yr * (G[r] + 1.0) + b, MAX_ITER, iters, rows
+                return yr * (G[r] + 1.0) + b, CERTIFIED, iters, rows
+        if iters >= opts.max_iter:
+            return yr * (G[r] + 1.0) + _bias(y, G, r, z), MAX_ITER, iters, rows
         # ---- the two-variable update -------------------------------------------------------
         Ki = K[i]
-        Kj = K[j]
         rows += 2
         old_i = alpha[i]
         old_j = alpha[j]
@@ -286,24 +431,20 @@ def retrain_one(
         ci = y[i] * (alpha[i] - old_i)
         cj = y[j] * (alpha[j] - old_j)
         if not franc:
-            add_pair(G, y, Ki, Kj, ci, cj, n, no_order, yes)
+            add_pair(G, y, Ki, K[j], ci, cj, n, no_order, yes)
         else:
-            # Ascend H on the two coordinates whose rows are at hand, in the same pass as G.
-            ur = u[r]
-            wi = y[i] * (u[i] - Kr[i] * S - ur + krr * S)
-            di, gain_i = _h_delta(diag, Kr, C, beta[i], wi, r, i)
-            beta[i] += di
-            ei = di * y[i]
-            S1 = S + ei  # u and S after the move of beta_i, for the move of beta_j
-            wj = y[j] * (u[j] + ei * Ki[j] - Kr[j] * S1 - (ur + ei * Ki[r]) + krr * S1)
-            dj, gain_j = _h_delta(diag, Kr, C, beta[j], wj, r, j)
-            beta[j] += dj
-            ej = dj * y[j]
-            S = S1 + ej
-            H += gain_i + gain_j
-            for t in range(n):
-                kit = Ki[t]
-                kjt = Kj[t]
-                G[t] += y[t] * (ci * kit + cj * kjt)
-                u[t] += ei * kit + ej * kjt
+            closed = F + H  # the step's closure of the gap F - H, per column below
+            H, S, F = _step_with_h(K, diag, y, C, r, i, j, ci, cj, alpha, G, beta, u, S, H, b, best)
+            closed = 0.5 * (closed - F - H)
+            for _ in range(opts.h_steps):  # H's own greedy coordinate steps
+                t = np.int64(best[0])
+                if t < 0 or best[2] <= 1e-15 * abs(H):
+                    break
+                if opts.h_pays and best[2] < closed:
+                    break  # an SMO step closes more of the gap per kernel column
+                S += _h_move(K, y, beta, u, t, best[1])
+                H += best[2]
+                rows += t != i and t != j
+                if opts.h_steps > 1:
+                    _greedy(K, diag, y, C, r, beta, u, S, best)
         iters += 1

@@ -21,7 +21,19 @@ Joachims' xi-alpha check (the paper's check 3) is not used: it assumes the bias 
 when ``r`` leaves, which fails when the solution without ``r`` has no free support vector (every
 alpha at a bound, small ``C``): there the bias is an interval whose midpoint moves, and the
 check settled points that retraining misclassifies. The points it used to settle are retrained
-instead; Franc's bound certifies most of them at the seeded start, before any SMO step.
+instead.
+
+Franc's certificate (``"franc"``): besides the SMO on the retrain's dual G, a second vector
+``beta`` ascends H, the dual of the SVM forced through ``x_r`` (``f(x_r) = 0``), by its own
+greedy coordinate steps (one per SMO step, :data:`svmtune.solvers.loo_retrains.H_STEPS`, plus the
+moves on the SMO step's own pair); before every SMO step the primal value ``F`` of the current
+iterate is compared with ``H``. ``F < H`` proves that no classifier as good as the iterate changes
+sign at ``x_r``, so the sign is the optimum's and the retrain stops there. H starts at the full
+solution without ``r``, below ``F``, so the certificate fires after some steps, not at the
+seeded start: on linear kernels and large ``C`` long before the eps-KKT stop (the retrain needs
+many steps, H few), on easy retrains (a few dozen steps) often not at all. Each greedy step reads
+one kernel column (counted). The paper's efficiency test switches it off for the rest when
+fewer than half of the first ``M = 10`` retrains are certified.
 
 A decision the eps-KKT stop leaves within ``tol`` of zero (check 1 or a retrain) is not trusted:
 that retrain goes on at tolerances 1000 times tighter (Franc's bound on under ``"franc"``) until
@@ -41,11 +53,10 @@ from svmtune._lazy import lazy_module
 from svmtune._validation import check_labels, check_n_jobs, check_positive, check_positive_int
 from svmtune._warnings import warn_not_converged
 from svmtune.solvers.kernel_rows import FullGram, KernelRows
+from svmtune.solvers.loo_bias import TIE, decision_scale, midpoint_biases
 from svmtune.solvers.loo_retrains import (
-    TIE,
     FullGbar,
-    decision_scale,
-    midpoint_biases,
+    RetrainSetup,
     refine,
     retrain_rows,
     retrain_shrinking,
@@ -98,11 +109,14 @@ class ExactLOOResult:
     counts : dict
         ``settled_alpha_zero``, ``settled_misclassified``, ``retrained``, ``refined``
         (retrains whose decision came within ``tol`` of zero and went on at tighter tolerances),
-        ``certified`` (retrains stopped by Franc's bound), ``prec_percent`` (certified / retrained
-        under Franc's stop, the paper's "Prec %"), ``efficiency_certified`` (of the first
-        ``M`` points), ``max_iter_reached``, ``iterations`` (full solve + retrains),
+        ``certified`` (retrains stopped by Franc's bound), ``under_franc`` (retrains run under
+        Franc's stop: all, or the first ``M`` when the efficiency test switched it off),
+        ``prec_percent`` (certified / under_franc, the paper's "Prec %"),
+        ``efficiency_certified`` (of the first ``M`` points), ``max_iter_reached``,
+        ``iterations`` (full solve + retrains),
         ``kernel_rows`` (kernel columns read, the paper's KerEval: two per SMO step of the
-        retrains and one per seeded variable, plus two per step of the full solve; rows
+        retrains, one per seeded variable and one per greedy step on Franc's H, plus two per
+        step of the full solve; rows
         computed by the cache when ``gram`` is a KernelRows), ``kernel_evals`` (entries the row
         cache computed during the call; 0 for a full matrix, whose cost is its maker's).
     full : SMOResult
@@ -183,6 +197,83 @@ def exact_loo(
     >>> res.counts["retrained"] + res.counts["settled_alpha_zero"] <= 60
     True
     """
+    Cf, yy, store = _checked(y, C, gram, stopping, tol, max_iter, n_jobs, efficiency_points)
+    n = yy.shape[0]
+    by_rows = isinstance(store, KernelRows)
+    evals0 = store.kernel_evals
+    cap = int(max_iter) if max_iter is not None else max(10_000_000, 100 * n)
+    solver = SMO(tol=tol, max_iter=cap, check_kernel=False)
+    if full is None:
+        full = solver.solve(yy, C=Cf, gram=store)
+    settled, wrong, decision = _settle(yy, full, tol)
+    todo = np.flatnonzero(settled == RETRAINED).astype(np.int64)
+    setup = RetrainSetup(
+        store=store,
+        K=np.empty((0, 0)) if by_rows else store.rows,
+        diag=store.diag,
+        y=yy,
+        C=Cf,
+        full=full,
+        solver=solver,
+        cap=cap,
+    )
+    franc = stopping == "franc" and not by_rows
+    run = _Retrains(setup, todo, n)
+    if todo.size:
+        run.retrain(franc=franc, M=int(efficiency_points), n_jobs=n_jobs)
+        run.refine_unsure(decision_scale(Cf, setup.diag) * tol)
+        decision[todo] = run.decision[todo]
+        wrong[todo] = np.where(decision[todo] >= 0.0, 1.0, -1.0) != yy[todo]
+    hit = int(np.sum(run.status == _exact_loo_loop.MAX_ITER))
+    if hit:
+        warn_not_converged(
+            f"{hit} leave-one-out retrain(s) stopped at max_iter={cap} iterations before "
+            f"the KKT gap fell below tol={tol:g}; their decisions are the last iterate's",
+            stacklevel=2,
+        )
+    certified = int(np.sum(run.status == _exact_loo_loop.CERTIFIED))
+    used = "franc" if franc and run.keep else "kkt"
+    M = int(efficiency_points)
+    under_franc = int(todo.size if used == "franc" else min(todo.size, M) if franc else 0)
+    out_counts: dict[str, float] = {
+        "settled_alpha_zero": int(np.sum(settled == ALPHA_ZERO)),
+        "settled_misclassified": int(np.sum(settled == MISCLASSIFIED)),
+        "retrained": int(todo.size),
+        "refined": run.n_refined,
+        "certified": certified,
+        "under_franc": under_franc,
+        "prec_percent": 100.0 * certified / under_franc if under_franc else math.nan,
+        "efficiency_certified": run.eff_certified,
+        "max_iter_reached": hit,
+        "iterations": int(full.iterations + run.iters.sum()),
+        "retrain_iterations": int(run.iters.sum()),
+        "kernel_rows": int(2 * full.iterations + run.rows.sum() + run.gbar_full.rows),
+        "kernel_evals": int(store.kernel_evals - evals0) if by_rows else 0,
+    }
+    return ExactLOOResult(
+        error=float(np.mean(wrong)),
+        wrong=wrong,
+        decision=decision,
+        settled_by=settled,
+        status=run.status,
+        stopping=stopping,
+        stopping_used=used if todo.size or not franc else "franc",
+        counts=out_counts,
+        full=full,
+    )
+
+
+def _checked(
+    y: ArrayLike,
+    C: float,
+    gram: ArrayLike | FullGram | KernelRows,
+    stopping: object,
+    tol: float,
+    max_iter: int | None,
+    n_jobs: int | None,
+    efficiency_points: int,
+) -> tuple[float, NDArray[np.float64], FullGram | KernelRows]:
+    """The options checked: ``(C, labels, kernel store)``; ValueError naming a bad value."""
     _check_stopping(stopping)
     Cf = check_positive(C, name="C")
     check_positive(tol, name="tol")
@@ -194,8 +285,8 @@ def exact_loo(
     check_positive_int(efficiency_points, "efficiency_points")
     yy = np.ascontiguousarray(check_labels(y))
     n = yy.shape[0]
-    counts = {int(v): int(np.sum(yy == v)) for v in (-1, 1)}
-    for label, cnt in counts.items():
+    for label in (-1, 1):
+        cnt = int(np.sum(yy == label))
         if cnt < 3:
             raise ValueError(
                 f"exact leave-one-out needs at least 3 points of each class (leaving one out "
@@ -204,18 +295,18 @@ def exact_loo(
     store = gram if isinstance(gram, FullGram | KernelRows) else FullGram(gram, check=True)
     if store.n != n:
         raise ValueError(f"the Gram matrix is for {store.n} points but y has {n} labels")
-    diag = store.diag
-    by_rows = isinstance(store, KernelRows)
-    K = np.empty((0, 0)) if by_rows else store.rows
-    evals0 = store.kernel_evals
-    iters_cap = int(max_iter) if max_iter is not None else max(10_000_000, 100 * n)
-    solver = SMO(tol=tol, max_iter=iters_cap, check_kernel=False)
-    if full is None:
-        full = solver.solve(yy, C=Cf, gram=store)
+    return Cf, yy, store
+
+
+def _settle(
+    y: NDArray[np.float64], full: SMOResult, tol: float
+) -> tuple[NDArray[np.int64], NDArray[np.bool_], NDArray[np.float64]]:
+    """The sufficiency checks: ``(settled_by, wrong, decision)`` of the points they settle
+    (``RETRAINED`` and NaN for the others)."""
+    n = y.shape[0]
     a = full.alpha
     G_full = np.ascontiguousarray(full.gradient)
-    f = decision_from_gradient(G_full, yy, float(midpoint_biases(yy, G_full)[0]))
-
+    f = decision_from_gradient(G_full, y, float(midpoint_biases(y, G_full)[0]))
     settled = np.full(n, RETRAINED, dtype=np.int64)
     wrong = np.zeros(n, dtype=bool)
     decision = np.full(n, np.nan)
@@ -223,112 +314,78 @@ def exact_loo(
     # left-out one with the bias taken over the other points (it moves when no support vector
     # is free and x_r ends the interval of optimal biases)
     zero = a <= 0.0
-    f0 = yy * (G_full + 1.0) + midpoint_biases(yy, G_full, np.arange(n))
+    f0 = y * (G_full + 1.0) + midpoint_biases(y, G_full, np.arange(n))
     # 2. alpha_r > 0 and misclassified: its hinge loss only grows when it leaves
-    mis = ~zero & (yy * f < -tol)
+    mis = ~zero & (y * f < -tol)
     # a decision within the solver's tolerance of zero is not trusted: retrained and refined
     settled[zero & (np.abs(f0) >= tol)] = ALPHA_ZERO
     settled[mis] = MISCLASSIFIED
-    decision[settled == ALPHA_ZERO] = f0[settled == ALPHA_ZERO]
+    z0 = settled == ALPHA_ZERO
+    decision[z0] = f0[z0]
     decision[mis] = f[mis]
     wrong[mis] = True
-    z0 = settled == ALPHA_ZERO
-    wrong[z0] = np.where(f0[z0] >= 0.0, 1.0, -1.0) != yy[z0]
+    wrong[z0] = np.where(f0[z0] >= 0.0, 1.0, -1.0) != y[z0]
+    return settled, wrong, decision
 
-    todo = np.flatnonzero(settled == RETRAINED).astype(np.int64)
-    status = np.full(n, -1, dtype=np.int64)
-    iters = np.zeros(n, dtype=np.int64)
-    rows = np.zeros(n, dtype=np.int64)
-    franc = stopping == "franc" and not by_rows
-    used = stopping if not by_rows else "kkt"
-    eff_certified = -1
-    gbar_full = FullGbar(K, yy, Cf, full.alpha)
-    M = int(efficiency_points)
-    n_refined = 0
-    if todo.size:
+
+class _Retrains:
+    """The retrains of one exact leave-one-out computation and what they found (per point)."""
+
+    def __init__(self, setup: RetrainSetup, todo: NDArray[np.int64], n: int) -> None:
+        self.setup = setup
+        self.todo = todo
+        self.decision = np.full(n, np.nan)
+        self.status = np.full(n, -1, dtype=np.int64)
+        self.iters = np.zeros(n, dtype=np.int64)
+        self.rows = np.zeros(n, dtype=np.int64)
+        self.gbar_full = FullGbar(setup.K, setup.y, setup.C, setup.full.alpha)
+        self.keep = False
+        self.eff_certified = -1
+        self.n_refined = 0
+
+    def _store(self, points: NDArray[np.int64], out: tuple[NDArray, ...]) -> None:
+        d, st, it, rw = out
+        self.decision[points], self.status[points] = d, st
+        self.iters[points] += it
+        self.rows[points] += rw
+
+    def retrain(self, *, franc: bool, M: int, n_jobs: int | None) -> None:
+        """Every point of ``todo``; under Franc's stop the first ``M`` decide (the efficiency
+        test) whether the rest keep it."""
+        setup, todo = self.setup, self.todo
+        rest = todo
         if franc:
-            head = todo[:M]
-            d, st, it, rw = retrain_shrinking(
-                K, diag, solver, yy, Cf, full, head, True, gbar_full, n_jobs
+            head, rest = todo[:M], todo[M:]
+            self._store(
+                head,
+                retrain_shrinking(setup, head, franc=True, gbar_full=self.gbar_full, n_jobs=n_jobs),
             )
-            decision[head], status[head], iters[head], rows[head] = d, st, it, rw
-            eff_certified = int(np.sum(st == _exact_loo_loop.CERTIFIED))
-            rest = todo[M:]
-            keep = 2 * eff_certified >= head.size
-            if not keep:
-                used = "kkt"
+            self.eff_certified = int(np.sum(self.status[head] == _exact_loo_loop.CERTIFIED))
+            self.keep = 2 * self.eff_certified >= head.size
+        if not rest.size:
+            return
+        if isinstance(setup.store, KernelRows):
+            store = setup.store
+            self._store(rest, retrain_rows(store, setup.solver, setup.y, setup.C, setup.full, rest))
         else:
-            rest, keep = todo, False
-        if rest.size and by_rows:
-            assert isinstance(store, KernelRows)
-            d, st, it, rw = retrain_rows(store, solver, yy, Cf, full, rest)
-            decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
-        elif rest.size:
-            d, st, it, rw = retrain_shrinking(
-                K, diag, solver, yy, Cf, full, rest, franc and keep, gbar_full, n_jobs
+            out = retrain_shrinking(
+                setup, rest, franc=franc and self.keep, gbar_full=self.gbar_full, n_jobs=n_jobs
             )
-            decision[rest], status[rest], iters[rest], rows[rest] = d, st, it, rw
-        # a decision the eps-KKT stop left within tol x max(1, C max K_ii) of zero may lie on
-        # either side of it at the optimum (an eps-KKT alpha can be C-sized away from the
-        # optimal one along near-dependent kernel columns, and the left-out point is not among
-        # the points whose violations the stop bounds): the retrain goes on at tighter
-        # tolerances until its sign is certain
-        band = tol * decision_scale(Cf, diag)
-        unsure = todo[(status[todo] == _exact_loo_loop.KKT) & (np.abs(decision[todo]) < band)]
-        n_refined = int(unsure.size)
+            self._store(rest, out)
+
+    def refine_unsure(self, band: float) -> None:
+        """Refine the eps-KKT decisions within ``band`` of zero; then call ties at zero.
+
+        A decision the eps-KKT stop left within ``tol x max(1, C max K_ii)`` of zero may lie on
+        either side of it at the optimum (an eps-KKT alpha can be C-sized away from the optimal
+        one along near-dependent kernel columns, and the left-out point is not among the points
+        whose violations the stop bounds): the retrain goes on at tighter tolerances until its
+        sign is certain."""
+        todo, dec, st = self.todo, self.decision, self.status
+        unsure = todo[(st[todo] == _exact_loo_loop.KKT) & (np.abs(dec[todo]) < band)]
+        self.n_refined = int(unsure.size)
         if unsure.size:
-            refined = refine(
-                store,
-                K,
-                diag,
-                yy,
-                Cf,
-                full,
-                unsure,
-                tol,
-                iters_cap,
-                used == "franc",
-                decision[unsure],
-            )
-            decision[unsure], status[unsure], it, rw = refined
-            iters[unsure] += it
-            rows[unsure] += rw
-        tie = todo[(status[todo] != _exact_loo_loop.CERTIFIED)]
-        tie = tie[np.abs(decision[tie]) <= TIE * decision_scale(Cf, diag)]
-        decision[tie] = 0.0
-        dt = decision[todo]
-        wrong[todo] = np.where(dt >= 0.0, 1.0, -1.0) != yy[todo]
-    hit = int(np.sum(status == _exact_loo_loop.MAX_ITER))
-    if hit:
-        warn_not_converged(
-            f"{hit} leave-one-out retrain(s) stopped at max_iter={iters_cap} iterations before "
-            f"the KKT gap fell below tol={tol:g}; their decisions are the last iterate's",
-            stacklevel=2,
-        )
-    certified = int(np.sum(status == _exact_loo_loop.CERTIFIED))
-    under_franc = int(todo.size if used == "franc" else min(todo.size, M) if franc else 0)
-    out_counts: dict[str, float] = {
-        "settled_alpha_zero": int(np.sum(settled == ALPHA_ZERO)),
-        "settled_misclassified": int(np.sum(settled == MISCLASSIFIED)),
-        "retrained": int(todo.size),
-        "refined": n_refined,
-        "certified": certified,
-        "prec_percent": 100.0 * certified / under_franc if under_franc else math.nan,
-        "efficiency_certified": eff_certified,
-        "max_iter_reached": hit,
-        "iterations": int(full.iterations + iters.sum()),
-        "retrain_iterations": int(iters.sum()),
-        "kernel_rows": int(2 * full.iterations + rows.sum() + gbar_full.rows),
-        "kernel_evals": int(store.kernel_evals - evals0) if by_rows else 0,
-    }
-    return ExactLOOResult(
-        error=float(np.mean(wrong)),
-        wrong=wrong,
-        decision=decision,
-        settled_by=settled,
-        status=status,
-        stopping=stopping,
-        stopping_used=used,
-        counts=out_counts,
-        full=full,
-    )
+            self._store(unsure, refine(self.setup, unsure, dec[unsure], franc=self.keep))
+        tie = todo[(st[todo] != _exact_loo_loop.CERTIFIED)]
+        tie = tie[np.abs(dec[tie]) <= TIE * decision_scale(self.setup.C, self.setup.diag)]
+        dec[tie] = 0.0

@@ -39,10 +39,9 @@ def _retrain_once(y: np.ndarray) -> None:
     n = y.shape[0]
     K = np.eye(n)  # any positive definite Gram matrix
     diag = np.ascontiguousarray(np.diag(K))
-    alpha, G, beta, u, z = (np.empty(n) for _ in range(5))
-    _exact_loo_loop.retrain_one(
-        K, diag, y, 10.0, np.zeros(n), -np.ones(n), 0, 1e-3, True, 10, alpha, G, beta, u, z
-    )
+    opts = _exact_loo_loop.RetrainOptions(10.0, 1e-3, True, 10, 1, True, 8)
+    work = _exact_loo_loop.work_arrays(n)
+    _exact_loo_loop.retrain_one(K, diag, y, np.zeros(n), -np.ones(n), 0, opts, work)
 
 
 def warm_up(*, smo: bool = True, exact: bool = True, kernel_sums: bool = True) -> float:
