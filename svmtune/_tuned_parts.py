@@ -5,12 +5,12 @@ deprecated ``platt_sigmoid``."""
 from __future__ import annotations
 
 import copy
-import warnings
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from svmtune._warnings import warn_deprecated
 from svmtune.kernels import KernelModel
 from svmtune.objectives import Objective
 from svmtune.solvers.sigmoid import fit_sigmoid
@@ -66,15 +66,16 @@ def platt_sigmoid(decision: ArrayLike, y: ArrayLike) -> tuple[float, float]:
     --------
     >>> import warnings
     >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore", DeprecationWarning)
+    ...     warnings.simplefilter("ignore", FutureWarning)
     ...     A, B = platt_sigmoid([-2.0, -1.0, -0.5, 0.5, 1.0, 2.0], [-1, -1, 1, -1, 1, 1])
     >>> bool(A < 0)
     True
     """
-    warnings.warn(
-        "platt_sigmoid is deprecated; use svmtune.solvers.sigmoid.fit_sigmoid",
-        DeprecationWarning,
-        stacklevel=2,
+    warn_deprecated(
+        "platt_sigmoid",
+        since="0.1.0",
+        removed_in="0.2.0",
+        instead="svmtune.solvers.sigmoid.fit_sigmoid",
     )
     fit = fit_sigmoid(decision, y)
     return fit.A, fit.B

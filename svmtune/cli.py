@@ -6,14 +6,24 @@ Each sub-command is a function ``_cmd_<name>(args) -> int`` registered in :func:
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from svmtune import __version__
+from svmtune._cli_helpers import (
+    cell_list,
+    changed_study_hint,
+    check_storage_arg,
+    expected_cells,
+    extra_figures,
+    missing_cells,
+    note_empty_file,
+    said_if_slow,
+    scheduler_context,
+    study_files,
+)
 from svmtune._quiet import ignore_third_party
 
 if TYPE_CHECKING:
@@ -81,10 +91,10 @@ def _print_report(
         if running:
             print(
                 "  running (in other processes, or in one that died: taken over once its "
-                "heartbeat is stale): " + _cell_list(running, running)
+                "heartbeat is stale): " + cell_list(running, running)
             )
         if missing:
-            print("  not started (run the study again to compute them): " + _cell_list(missing))
+            print("  not started (run the study again to compute them): " + cell_list(missing))
     failed = results[results["status"] != "ok"] if len(results) else results
     for row in failed.head(5).itertuples():
         first = str(row.error or "").strip().splitlines()
@@ -104,109 +114,11 @@ def _print_report(
         print(f"{key:>24}: {path}")
 
 
-def _cell_list(keys: Iterable[Any], workers: Mapping[Any, str] | None = None, n: int = 5) -> str:
-    """``dataset/split/method`` of the first ``n`` cells (with their worker), and how many more."""
-    keys = sorted(keys)
-    shown = [
-        f"{k.dataset}/{k.split}/{k.method}" + (f" [{workers[k]}]" if workers else "")
-        for k in keys[:n]
-    ]
-    more = f" and {len(keys) - n} more" if len(keys) > n else ""
-    return ", ".join(shown) + more
-
-
-def _expected_cells(definition: Mapping[str, Any]) -> list[Any]:
-    """The cells a stored study definition names (data sets x splits x methods)."""
-    from svmtune.study import CellKey
-
-    try:
-        return [
-            CellKey(str(d), i, str(m))
-            for d in definition["datasets"]
-            for i in range(int(definition["n_splits"]))
-            for m in definition["methods"]
-        ]
-    except (KeyError, TypeError, ValueError):
-        return []
-
-
-def _missing(expected: Iterable[Any], results: pd.DataFrame, running: Mapping[Any, str]) -> list:
-    have = set(
-        zip(results["dataset"], results["split"].astype(int), results["method"], strict=True)
-    )
-    return [k for k in expected if (k.dataset, k.split, k.method) not in have and k not in running]
-
-
-def _study_files(args: argparse.Namespace) -> tuple[Any, Any]:
-    from svmtune.study import load_study_module
-
-    module = load_study_module(args.study_file)
-    return module.study, getattr(module, "figures", None)
-
-
-def _extra_figures(figures: Any, study: Any, outdir: Path) -> dict[str, Path]:
-    if figures is None:
-        return {}
-    return {Path(p).stem: Path(p) for p in figures(study, outdir)}
-
-
-def _note_empty_file(url: str) -> None:
-    """Say so when a SQLite URL names an existing 0-byte file (SQLite makes it a new database)."""
-    from sqlalchemy.engine import make_url
-
-    parsed = make_url(url)
-    if parsed.get_backend_name() == "sqlite" and parsed.database not in (None, "", ":memory:"):
-        path = Path(str(parsed.database))
-        if path.is_file() and path.stat().st_size == 0:
-            print(
-                f"note: {path} is an empty file (0 bytes); it becomes a new study database",
-                file=sys.stderr,
-            )
-
-
-def _check_storage_arg(url: str | None) -> None:
-    if url is not None and "://" not in url:
-        raise ValueError(
-            f"--storage takes a SQLAlchemy URL; got {url!r}. For a SQLite file write "
-            f"sqlite:///{url} (relative) or sqlite:////absolute/path.db"
-        )
-
-
-@contextlib.contextmanager
-def _changed_study_hint() -> Iterator[None]:
-    """Turn the storage's verdict on a changed method into what to do on the command line."""
-    from svmtune.study import StudyChangedError
-
-    try:
-        yield
-    except StudyChangedError as exc:
-        if not exc.changed:  # seed, split or test size: only a new name or storage mends it
-            raise
-        raise ValueError(
-            f"{exc.study} has cells of a different method under the same name "
-            f"({exc.what_changed}). Give the changed method a new name, or run again with "
-            "--replace-changed to delete its stored cells and run them again, or use a new "
-            "--storage"
-        ) from exc
-
-
-@contextlib.contextmanager
-def _said_if_slow(text: str, after: float = 1.0) -> Iterator[None]:
-    """Print ``text`` on stderr if the block is still running after ``after`` seconds."""
-    timer = threading.Timer(after, lambda: print(text, file=sys.stderr, flush=True))
-    timer.daemon = True
-    timer.start()
-    try:
-        yield
-    finally:
-        timer.cancel()
-
-
 def _cmd_run(args: argparse.Namespace) -> int:
     if args.n_jobs == 0:
         raise ValueError("--n-jobs must be a positive number of processes, or -1 for all cores")
-    _check_storage_arg(args.storage)
-    with _said_if_slow("svmtune run: loading the study file and checking its data"):
+    check_storage_arg(args.storage)
+    with said_if_slow("svmtune run: loading the study file and checking its data"):
         from svmtune.study import (
             Storage,
             add_left_out_to_report,
@@ -217,35 +129,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
             write_report,
         )
 
-        study, figures = _study_files(args)
+        study, figures = study_files(args)
     print(study_intro(study), file=sys.stderr, flush=True)
     url = study.storage_url(args.storage)
-    _note_empty_file(url)
-    ctx: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
-    n_jobs = args.n_jobs
-    if args.scheduler:
-        try:
-            from distributed import Client
-        except ImportError as exc:
-            raise ValueError(
-                "--scheduler needs dask.distributed: pip install 'svmtune[dask]'"
-            ) from exc
-        study.validate()  # fail before connecting
-        try:
-            client = Client(args.scheduler, timeout=args.connect_timeout)
-        except (OSError, TimeoutError) as exc:
-            raise ValueError(f"cannot reach the dask scheduler {args.scheduler!r}: {exc}") from exc
-        import joblib
-
-        stack = contextlib.ExitStack()
-        stack.enter_context(client)
-        stack.enter_context(joblib.parallel_config(backend="dask"))
-        ctx = stack
-        n_jobs = -1 if n_jobs is None else n_jobs
-    elif n_jobs is None:
-        n_jobs = -1
+    note_empty_file(url)
+    ctx, n_jobs = scheduler_context(args, study)
     try:
-        with ctx, _changed_study_hint():
+        with ctx, changed_study_hint():
             study.run(
                 n_jobs=n_jobs,
                 storage=url,
@@ -269,7 +159,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     results, traces = study.select(snap.cells), study.select(snap.traces)
-    missing = _missing(study.cell_keys(), results, snap.running)
+    missing = missing_cells(study.cell_keys(), results, snap.running)
     methods = list(study.methods)
     objectives = objective_labels(study.definition()["methods"])
     # the figures are drawn in two processes where the cells ran in local ones
@@ -283,7 +173,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         n_jobs=draw_jobs,
         baseline=study.baseline,
     )
-    paths.update(_extra_figures(figures, study, outdir))
+    paths.update(extra_figures(figures, study, outdir))
     add_left_out_to_report(outdir / "report.md", study.left_out)
     stop_local_workers()  # idle now; at exit they would be stopped one by one, slowly
     _print_report(study.name, url, results, paths, methods, snap.running, missing)
@@ -297,10 +187,10 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     from svmtune.study import Storage, check_study_name, objective_labels, write_report
 
-    _check_storage_arg(args.storage)
+    check_storage_arg(args.storage)
     figures = study = None
     if args.study_file:
-        study, figures = _study_files(args)
+        study, figures = study_files(args)
     if study is not None:
         url = study.storage_url(args.storage)
         study.storage_ = url  # the study file's figures() read this database, as after a run
@@ -348,19 +238,19 @@ def _cmd_report(args: argparse.Namespace) -> int:
             snap = store.snapshot(name)
             results, traces = snap.cells, snap.traces
             definition = store.study_definition(name) or {}
-            expected = _expected_cells(definition)
+            expected = expected_cells(definition)
             methods = list(definition.get("methods", {})) or list(dict.fromkeys(results["method"]))
             objectives = objective_labels(definition.get("methods", {}))
             baseline = definition.get("baseline")
     finally:
         store.close()
-    missing = _missing(expected, results, snap.running)
+    missing = missing_cells(expected, results, snap.running)
     outdir = Path(args.output) if args.output else Path("results") / name
     paths = write_report(
         results, traces, outdir, methods=methods, objectives=objectives, baseline=baseline
     )
     if study is not None:
-        paths.update(_extra_figures(figures, study, outdir))
+        paths.update(extra_figures(figures, study, outdir))
         from svmtune.study import add_left_out_to_report
 
         add_left_out_to_report(outdir / "report.md", study.left_out)

@@ -38,8 +38,7 @@ from svmtune.objectives import KFoldCV, Objective
 from svmtune.objectives.scored_cv import ScoredCV
 from svmtune.solvers.sigmoid import Sigmoid
 from svmtune.svc import SVC
-from svmtune.tuners import Tuner, TuningResult
-from svmtune.tuners._warm_up import warm_up_method
+from svmtune.tuners import Tuner, TuningResult, warm_up_method
 
 __all__ = ["TunedSVC", "check_combination", "platt_sigmoid"]
 

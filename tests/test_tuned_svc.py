@@ -18,6 +18,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import check_estimator
 
 from svmtune import SVC, TunedSVC
+from svmtune._warnings import SvmtuneDeprecationWarning
 from svmtune.datasets import load
 from svmtune.datasets._load import _encoded
 from svmtune.kernels import RBF
@@ -287,7 +288,7 @@ def test_platt_sigmoid_is_a_deprecated_alias_of_fit_sigmoid() -> None:
     rng = np.random.default_rng(0)
     f = np.r_[rng.normal(-1, 1, 50), rng.normal(1, 1, 30)]
     y = np.r_[-np.ones(50), np.ones(30)]
-    with pytest.warns(DeprecationWarning, match="use svmtune.solvers.sigmoid.fit_sigmoid"):
+    with pytest.warns(SvmtuneDeprecationWarning, match="use svmtune.solvers.sigmoid.fit_sigmoid"):
         a, b = platt_sigmoid(f, y)
     fit = fit_sigmoid(f, y)
     assert (a, b) == (fit.A, fit.B)

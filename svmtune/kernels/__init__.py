@@ -1,6 +1,7 @@
 """Kernel models: families of kernels with hyperparameter search spaces."""
 
 from svmtune.kernels._base import KernelModel, PreparedKernel
+from svmtune.kernels._distances import inner_products
 from svmtune.kernels.anisotropic_rbf import AnisotropicRBF
 from svmtune.kernels.linear import Linear
 from svmtune.kernels.multiple_kernel import MultipleKernel
@@ -15,4 +16,5 @@ __all__ = [
     "Linear",
     "MultipleKernel",
     "PreparedKernel",
+    "inner_products",
 ]

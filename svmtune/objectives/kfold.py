@@ -5,12 +5,11 @@ from __future__ import annotations
 import copy
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from svmtune._lazy import lazy_module
 from svmtune._validation import as_rng, check_n_jobs, check_positive_int
 from svmtune.classifier import (
     KernelExpansion,
@@ -19,19 +18,20 @@ from svmtune.classifier import (
     labels_from_decisions,
 )
 from svmtune.datasets import stratified_kfold
-from svmtune.kernels import PreparedKernel
-from svmtune.kernels._distances import inner_products
+from svmtune.kernels import PreparedKernel, inner_products
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
-from svmtune.solvers import SMO, KernelRows, SMOResult, check_gram, feasible_start
-from svmtune.solvers._blas_threads import one_blas_thread
+from svmtune.solvers import (
+    SMO,
+    KernelRows,
+    SMOResult,
+    check_gram,
+    feasible_start,
+    one_blas_thread,
+    rbf_gram,
+)
 from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET, as_f8_2d
 from svmtune.solvers.smo import Selection, _rows_beat_gram
-
-if TYPE_CHECKING:
-    from svmtune.solvers import _rbf_gram
-else:  # compiled code: loaded on first use (svmtune._lazy)
-    _rbf_gram = lazy_module("svmtune.solvers._rbf_gram")
 
 __all__ = ["KFoldCV"]
 
@@ -282,7 +282,7 @@ class _BoundKFoldCV(BoundSVMObjective):
         n = self.n_samples
         form = self.kernel.inner_product_form(kp)
         if form is not None and form.kind == "rbf":
-            return _rbf_gram.rbf_gram(self.X, form.gamma), n * n
+            return rbf_gram(self.X, form.gamma), n * n
         if form is not None:  # linear: X X', symmetric and PSD by construction
             return as_f8_2d(inner_products(self.X)), n * n
         K = self.prepared.gram(kp)

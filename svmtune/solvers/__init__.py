@@ -1,5 +1,6 @@
 """Solvers: SMO for the SVM dual (numba loops), and the machinery other objectives build on."""
 
+from svmtune.solvers._blas_threads import one_blas_thread
 from svmtune.solvers.exact_loo import ExactLOOResult, exact_loo
 from svmtune.solvers.kernel_rows import FullGram
 from svmtune.solvers.smo import (
@@ -10,6 +11,7 @@ from svmtune.solvers.smo import (
     check_gram,
     decision_from_gradient,
     feasible_start,
+    rbf_gram,
 )
 from svmtune.solvers.warm_up import compile_cache_is_warm, warm_up
 
@@ -24,6 +26,8 @@ __all__ = [
     "decision_from_gradient",
     "exact_loo",
     "feasible_start",
+    "one_blas_thread",
+    "rbf_gram",
     "compile_cache_is_warm",
     "warm_up",
 ]

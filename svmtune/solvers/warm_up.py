@@ -105,11 +105,9 @@ def _cache_places() -> list[Path]:
     """Where numba keeps (or would keep) this package's cache, in the order of its locators:
     ``$NUMBA_CACHE_DIR`` when set; else ``__pycache__`` beside the source when it is writable;
     else the user's cache folder (``$XDG_CACHE_HOME/numba`` or ``~/.cache/numba``)."""
-    import svmtune.solvers as here
-
     if os.environ.get("NUMBA_CACHE_DIR"):
         return [Path(os.environ["NUMBA_CACHE_DIR"])]
-    source = Path(here.__file__).parent
+    source = Path(__file__).parent  # the solvers' folder
     in_tree = source / "__pycache__"
     if os.access(in_tree if in_tree.is_dir() else source, os.W_OK):
         return [in_tree]

@@ -19,7 +19,7 @@ _EXPORTS: dict[str, str] = {
     "TIME_LABELS": _PLOTS,
     "plot_best_so_far": _PLOTS,
     "plot_error_vs_time": _PLOTS,
-    "plot_parameter_curves": _PLOTS,
+    "plot_parameter_curves": "svmtune.study.figures._parameter_curves",
     "save_plots": _PLOTS,
     "plot_anytime": _VERDICT_PLOTS,
     "plot_cd_diagram": _VERDICT_PLOTS,
@@ -42,11 +42,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from svmtune.study.figures._parameter_curves import plot_parameter_curves
     from svmtune.study.figures._plots import (
         TIME_LABELS,
         plot_best_so_far,
         plot_error_vs_time,
-        plot_parameter_curves,
         save_plots,
     )
     from svmtune.study.figures._verdict_plots import (

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._validation import check_Xy
-from svmtune.datasets._user_data import UserData, binary_labels
+from svmtune.datasets import UserData, binary_labels
 
 __all__ = ["PROTOCOLS", "DatasetSpec", "cell_seed", "split_seed"]
 
