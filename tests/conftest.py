@@ -39,6 +39,17 @@ ROOT = Path(__file__).resolve().parents[1]
 # installed package (an editable install is the checkout anyway).
 if str(ROOT) not in sys.path:
     sys.path.append(str(ROOT))
+# Some packages install a top-level ``tests`` package of their own into site-packages (baycomp,
+# the reference of the Bayesian tests, does): a worker process (loky, dask) that unpickles a
+# test's function would import that one. A folder holding only a link to this checkout's
+# ``tests`` goes first on the path, here and (PYTHONPATH) in every process the tests start;
+# ``svmtune`` still comes from the installed package.
+_TESTS_ONLY = Path(tempfile.mkdtemp(prefix="svmtune-tests-path-"))
+(_TESTS_ONLY / "tests").symlink_to(ROOT / "tests", target_is_directory=True)
+sys.path.insert(0, str(_TESTS_ONLY))
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    p for p in (str(_TESTS_ONLY), os.environ.get("PYTHONPATH")) if p
+)
 POSTGRES_SCRIPT = ROOT / ".ci" / "postgres.sh"
 
 

@@ -32,6 +32,18 @@ NON_DEFAULT = {
         memory_budget=2**20,
         max_seeds=8,
     ),
+    "RepeatedKFoldCV": dict(
+        k=3,
+        repeats=2,
+        random_state=3,
+        tol=1e-2,
+        seeding=False,
+        n_jobs=2,
+        selection="first_order",
+        max_iter=500,
+        memory_budget=2**20,
+        max_seeds=8,
+    ),
     "LOOEstimate": dict(model="loo3", alpha_grid=[0.1, 1.0], memory_budget=2**20),
     "Grid": dict(
         n_points=4,
