@@ -8,12 +8,10 @@ storage, resume and figures. A cell clones the estimator, seeds it, fits it on t
 
 from __future__ import annotations
 
-import contextlib
 import math
-import sys
 import time
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from svmtune._quiet import quiet_optuna_logging
 from svmtune.space import SearchSpace
 from svmtune.study.run._method import Method
 
@@ -268,23 +267,6 @@ def _is_number(v: Any) -> bool:
     return isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool)
 
 
-@contextlib.contextmanager
-def _quiet_optuna() -> Iterator[None]:
-    """Optuna's per-trial INFO lines off while a peer fits (an ``OptunaSearchCV`` logs one line
-    a trial; a study file's own ``set_verbosity`` does not reach the worker processes that run
-    its cells). Optuna is only looked at when the peer already imported it."""
-    optuna = sys.modules.get("optuna")
-    if optuna is None:
-        yield
-        return
-    before = optuna.logging.get_verbosity()
-    optuna.logging.set_verbosity(max(before, optuna.logging.WARNING))
-    try:
-        yield
-    finally:
-        optuna.logging.set_verbosity(before)
-
-
 def fit_peer(
     method: PeerMethod,
     X_train: NDArray[np.float64],
@@ -299,7 +281,7 @@ def fit_peer(
 
     method.check()
     est = method.seeded(seed)
-    with parallel_config(backend="sequential"), _quiet_optuna():
+    with parallel_config(backend="sequential"), quiet_optuna_logging():
         w0, c0 = time.perf_counter(), time.process_time()
         est.fit(X_train, y_train)
         cpu_s, wall_s = time.process_time() - c0, time.perf_counter() - w0
