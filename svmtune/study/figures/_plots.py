@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,7 +105,9 @@ def _log_time_axis(ax: Axes) -> None:
     ax.set_xscale("log")
     lo, hi = ax.get_xlim()
     decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
-    subs = (1.0, 2.0, 5.0) if decades <= 2.5 else (1.0,)
+    # 1, 2, 5 labelled per decade on a short range only: on a narrow panel over 1.5 decades
+    # they run together ("0.0050.01")
+    subs = (1.0, 2.0, 5.0) if decades <= 1.5 else (1.0,)
     ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
     ax.xaxis.set_minor_formatter(NullFormatter())
@@ -364,12 +367,17 @@ def plot_best_so_far(
         ax.grid(True, alpha=0.3)
     shared_legend(fig, axes)
     clock = "CPU" if "cpu" in time else "wall-clock"
+    note = (
+        "(thin: one tuning run; bold: mean over splits, from when every run has its first "
+        "value; only evaluations on all the training data give values; screens, pruned trials "
+        "and subsample rungs count in the time only)"
+    )
+    # wrapped to the figure's width (about 8 characters an inch at the suptitle's size)
+    width = max(40, int(8 * fig.get_figwidth()))
     fig.suptitle(
         title
-        or f"Best objective value found so far vs elapsed {clock}"
-        " time, one panel per data set and objective\n(thin: one tuning run; bold: mean over "
-        "splits, from when every run has its first value; only evaluations on all the training "
-        "data give values,\nscreens, pruned trials and subsample rungs count in the time only)"
+        or f"Best objective value found so far vs elapsed {clock} time, one panel per data set "
+        f"and objective\n{textwrap.fill(note, width)}"
     )
     return fig
 
