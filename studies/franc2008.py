@@ -33,6 +33,8 @@ the whole model selection, ours beside the paper's, and Prec % recomputed over t
 the selection realizations, as the paper counts it).
 """
 
+import functools
+import json
 from pathlib import Path
 
 import numpy as np
@@ -101,15 +103,23 @@ def grid_prec(study: Study, name: str, kernel: str, splits: list[int]) -> float:
     """Prec % over the whole grid, as the paper counts it: retrains certified by Franc's bound
     over retrains run under it, over every setting of the grid and the given realizations
     (recomputed on the study's grid: a cell stores no counts; as long as the franc half of the
-    selection)."""
+    selection). Computed once per process for the same study seed, data set, grid and
+    realizations (a page written again from stored cells reuses it)."""
+    grid = study.methods[f"ExactLOO franc {kernel}"].tuner.values  # type: ignore[attr-defined]
+    key = json.dumps([study.seed, name, kernel, list(splits), grid], sort_keys=True)
+    return _grid_prec(key)
+
+
+@functools.cache
+def _grid_prec(key: str) -> float:
     from svmtune.datasets import ratsch_split
     from svmtune.solvers import exact_loo
     from svmtune.study import split_seed
 
-    grid = study.methods[f"ExactLOO franc {kernel}"].tuner.values  # type: ignore[attr-defined]
+    seed, name, kernel, splits, grid = json.loads(key)
     certified = under = 0.0
     for split in splits:
-        Xtr, ytr, _, _ = ratsch_split(DATASETS[name], split_seed(study.seed, name, split))
+        Xtr, ytr, _, _ = ratsch_split(DATASETS[name], split_seed(seed, name, split))
         prepared = (RBF() if kernel == "RBF" else Linear()).prepare(Xtr)
         for gamma in grid.get("gamma", [None]):
             K = prepared.gram({"gamma": gamma} if gamma is not None else {})
