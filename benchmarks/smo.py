@@ -54,10 +54,11 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import GridSearchCV
 from sklearn.svm import SVC as LibSVC
+from smo_data import draw, gauss10
 from threadpoolctl import threadpool_limits
 
 from svmtune import SVC
-from svmtune.datasets import Split, fischetti_split, load, ratsch_split, standardize
+from svmtune.datasets import Split, fischetti_split, load, ratsch_split
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV
 from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
@@ -83,28 +84,6 @@ def split(name: str, seed: int, banana_rows: int | None = None) -> Split:
         idx = np.sort(np.random.default_rng(seed).choice(X.shape[0], banana_rows, replace=False))
         X, y = X[idx], y[idx]
     return fischetti_split(X, y, seed=seed)
-
-
-def gauss10(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """A generated set: 10 features, two classes (60/40) of 3 Gaussian clusters each, centres
-    drawn with scale 0.5 so the classes overlap, standardized."""
-    rng = np.random.default_rng(seed)
-    y = np.where(rng.random(n) < 0.6, 1.0, -1.0)
-    centers = 0.5 * np.random.default_rng(12345).normal(size=(2, 3, 10))
-    X = centers[(y > 0).astype(int), rng.integers(0, 3, size=n)] + rng.normal(size=(n, 10))
-    return standardize(X, X[:1])[0], y
-
-
-def draw(name: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """``n`` points of a whole data set, standardized; None when it has fewer."""
-    if name == "gauss10":
-        return gauss10(n, seed)
-    X, y = load("ring" if name == "ringnorm" else name)
-    if X.shape[0] < n:
-        return None
-    idx = np.sort(np.random.default_rng(seed).choice(X.shape[0], n, replace=False))
-    Xs = standardize(X[idx], X[idx][:1])[0]
-    return Xs, y[idx]
 
 
 def cpu_time(fn: Callable[[], object]) -> float:
@@ -264,7 +243,7 @@ def main(argv: list[str] | None = None) -> None:
     pd.set_option("display.max_columns", 30)
     head = f"C={args.C:g}, tol={args.tol:g}, CPU time, {args.blas_threads} BLAS thread(s)"
     if args.part in ("real", "kfold", "passes"):  # their own thread settings; not in "all"
-        import smo_real  # it imports this module
+        import smo_real  # the real-data parts; both take their data from smo_data.py
 
         getattr(smo_real, f"{args.part}_part")(args)
         return

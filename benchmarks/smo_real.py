@@ -31,7 +31,7 @@ import numpy as np
 import pandas as pd
 from sklearn.model_selection import cross_val_score
 from sklearn.svm import SVC as LibSVC
-from smo import draw, gauss10
+from smo_data import draw, gauss10
 from threadpoolctl import threadpool_limits
 
 from svmtune import SVC
