@@ -22,6 +22,7 @@ from threadpoolctl import threadpool_limits
 
 from svmtune._quiet import quiet_optuna_logging, third_party_quiet
 from svmtune.objectives import Status
+from svmtune.study.run._code import code_version
 from svmtune.study.run._data import DatasetSpec, Splitter
 from svmtune.study.run._incumbent import incumbent_test_errors
 from svmtune.study.run._method import Method, study_box
@@ -90,6 +91,7 @@ def run_cell(task: CellTask) -> CellRecord:
     started = datetime.now(UTC)
     rec = CellRecord(key=task.key, status=str(Status.OK), seed=task.seed, started_at=started)
     rec.host = socket.gethostname()
+    rec.code = code_version()
     t0 = math.inf
     try:
         Xtr, ytr, Xte, yte = task.data.split(

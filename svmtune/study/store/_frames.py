@@ -79,10 +79,16 @@ def as_int(v: Any) -> int | None:
     return int(v)
 
 
-def cells_query(study: str | None) -> Any:
+def cells_query(study: str | None, have: set[str] | None = None) -> Any:
+    """The stored cells of ``study`` (or all). ``have``: the columns the database's cells table
+    has (default: all); a missing one (a database written before it, opened read-only) reads
+    as NULL."""
     c, s = cells_table.c, studies_table.c
+    columns = [
+        getattr(c, n) if have is None or n in have else sa.null().label(n) for n in CELL_COLUMNS
+    ]
     query = (
-        sa.select(s.name.label("study"), *(getattr(c, n) for n in CELL_COLUMNS))
+        sa.select(s.name.label("study"), *columns)
         .join_from(cells_table, studies_table, c.study_id == s.id)
         .order_by(s.name, c.dataset, c.split, c.method)
     )
@@ -203,6 +209,7 @@ def cell_values(rec: CellRecord) -> dict[str, Any]:
         "n_train": as_int(rec.n_train),
         "n_test": as_int(rec.n_test),
         "host": rec.host,
+        "code": rec.code,
         "started_at": rec.started_at,
         "finished_at": rec.finished_at,
     }

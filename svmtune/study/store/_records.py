@@ -47,4 +47,5 @@ class CellRecord:
     started_at: datetime | None = None
     finished_at: datetime | None = None
     host: str | None = None
+    code: str | None = None
     trace: pd.DataFrame = field(default_factory=pd.DataFrame)

@@ -80,6 +80,8 @@ cells_table = sa.Table(
     sa.Column("n_train", sa.Integer),
     sa.Column("n_test", sa.Integer),
     sa.Column("host", sa.String(200)),
+    # the code that computed the cell: svmtune's version (+ git commit), study/run/_code.py
+    sa.Column("code", sa.String(100)),
     sa.Column("started_at", sa.DateTime(timezone=True)),
     sa.Column("finished_at", sa.DateTime(timezone=True)),
     sa.Column("worker", sa.String(200)),
@@ -153,6 +155,7 @@ CELL_COLUMNS = (
     "seed",
     "error",
     "host",
+    "code",
     "started_at",
     "finished_at",
 )
@@ -201,12 +204,18 @@ def _sqlite_begin(conn: sa.Connection) -> None:
 
 
 def _upgrade_schema(engine: Engine) -> None:
-    """Add the claim columns to a database written before workers could share it, and the
+    """Add the claim columns to a database written before workers could share it, the cells'
+    ``box`` and ``code`` to one written before them, and the
     traces' :data:`TRACE_EXTRA_COLUMNS` to one written before them (nullable columns: the rows
     stored before read back as NULL/NaN there, and the database resumes as it was)."""
     have = {c["name"] for c in sa.inspect(engine).get_columns("cells")}
     with engine.begin() as conn:
-        kinds = {"worker": "VARCHAR(200)", "heartbeat": "TIMESTAMP", "box": "TEXT"}
+        kinds = {
+            "worker": "VARCHAR(200)",
+            "heartbeat": "TIMESTAMP",
+            "box": "TEXT",
+            "code": "VARCHAR(100)",
+        }
         for col, kind in kinds.items():
             if col not in have:
                 conn.exec_driver_sql(f"ALTER TABLE cells ADD COLUMN {col} {kind}")

@@ -373,22 +373,23 @@ class Storage:
         if not self.has_tables:
             return cells_frame([])
         with self.engine.connect() as conn:
-            return cells_frame(conn.execute(cells_query(study)).mappings().all())
+            query = cells_query(study, self._columns(conn, "cells"))
+            return cells_frame(conn.execute(query).mappings().all())
 
     def traces(self, study: str | None = None) -> pd.DataFrame:
         """Every stored evaluation, with the cell's key, ``param_<name>`` columns expanded."""
         if not self.has_tables:
             return traces_frame([])
         with self.engine.connect() as conn:
-            query = traces_query(study, self._trace_columns(conn))
+            query = traces_query(study, self._columns(conn, "traces"))
             return traces_frame(conn.execute(query).mappings().all())
 
-    def _trace_columns(self, conn: sa.Connection) -> set[str] | None:
-        """The traces table's columns in a database opened read-only (it was not upgraded: an
-        older one lacks the newer columns); None (all of them) otherwise."""
+    def _columns(self, conn: sa.Connection, table: str) -> set[str] | None:
+        """A table's columns in a database opened read-only (it was not upgraded: an older one
+        lacks the newer columns); None (all of them) otherwise."""
         if not self.read_only:
             return None
-        return {c["name"] for c in sa.inspect(conn).get_columns("traces")}
+        return {c["name"] for c in sa.inspect(conn).get_columns(table)}
 
     def snapshot(self, study: str) -> Snapshot:
         """The stored cells, their traces and the running claims of ``study``, all read in one
@@ -403,8 +404,9 @@ class Storage:
         if self.engine.dialect.name != "sqlite":
             conn = conn.execution_options(isolation_level="REPEATABLE READ")
         with conn, conn.begin():
-            cells = conn.execute(cells_query(study)).mappings().all()
-            traces = conn.execute(traces_query(study, self._trace_columns(conn))).mappings().all()
+            have_cells, have_traces = self._columns(conn, "cells"), self._columns(conn, "traces")
+            cells = conn.execute(cells_query(study, have_cells)).mappings().all()
+            traces = conn.execute(traces_query(study, have_traces)).mappings().all()
             running = conn.execute(
                 sa.select(c.dataset, c.split, c.method, c.worker)
                 .join_from(cells_table, studies_table, c.study_id == s.id)

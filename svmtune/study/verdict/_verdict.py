@@ -60,12 +60,30 @@ def _header(name: str, results: pd.DataFrame) -> list[str]:
     n_m = results["method"].nunique() if len(results) else 0
     splits = sorted(set(results.groupby("dataset")["split"].nunique())) if len(results) else []
     per = f" x {splits[0]} splits" if len(splits) == 1 else ""
-    return [
-        f"# {name}: the verdict",
-        "",
-        f"{len(results)} cells stored ({status}): {n_d} data sets{per}, {n_m} methods.",
-        "",
-    ]
+    line = f"{len(results)} cells stored ({status}): {n_d} data sets{per}, {n_m} methods."
+    return [f"# {name}: the verdict", "", " ".join([line, *_code_line(results)]), ""]
+
+
+def _code_line(results: pd.DataFrame) -> list[str]:
+    """Which code computed the cells (``code``: svmtune's version and git commit), and a
+    warning when more than one did: a later run at another commit reuses stored cells."""
+    if "code" not in results.columns or not len(results):
+        return []
+    codes = results["code"].value_counts()
+    unknown = int(results["code"].isna().sum())
+    out = []
+    if len(codes) == 1:
+        out.append(f"Computed by svmtune {codes.index[0]}.")
+    elif len(codes) > 1:
+        each = ", ".join(f"{k} ({v} cells)" for k, v in codes.items())
+        out.append(
+            f"**Computed by {len(codes)} versions of the code**: {each}. Cells computed by "
+            "different code can differ where a solver's stopping tolerance decides a point; "
+            "for numbers from one code, run the study into a new database."
+        )
+    if unknown:
+        out.append(f"{unknown} cells were stored before svmtune recorded the code of a cell.")
+    return out
 
 
 def _baseline_line(c: Comparison, planned: bool) -> str:
