@@ -353,8 +353,11 @@ def study_tables(engine: Engine) -> bool:
     database, or one made by something else), instead of a report that leaves things out
     without saying so."""
     names = [t.name for t in (studies_table, cells_table, traces_table)]
-    inspector = sa.inspect(engine)
-    have = [n for n in names if inspector.has_table(n)]
+    # the names in one query: one table at a time, a database that another process was
+    # creating (the three tables in one transaction) could show some of them and not the others
+    with engine.connect() as conn:
+        present = set(sa.inspect(conn).get_table_names())
+    have = [n for n in names if n in present]
     if not have:
         return False
     missing = [n for n in names if n not in have]
