@@ -63,7 +63,7 @@ def test_the_copies_change_no_iterate() -> None:
         else:
             run.run()
         runs.append(run)
-    assert fewest < 0.5 * y.size  # variables were shrunk: the passes read the copies
+    assert fewest < 0.75 * y.size  # variables were shrunk: the passes read the copies
     one = runs[0]
     assert one.converged
     for other in runs[1:]:
