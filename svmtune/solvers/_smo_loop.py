@@ -82,6 +82,12 @@ def _add_bound(Gbar, y, Kr, w):  # pragma: no cover - compiled
         Gbar[t] += y[t] * w * Kr[t]
 
 
+COPY_ROWS_FROM = 4096
+"""Points from which the packed passes read kernel rows from copies in the active variables'
+positions (:mod:`svmtune.solvers._packed_rows`); below, through ``order`` (the rows are short
+enough that the gather costs less than the copies: banana at 2,000 points and C = 1e4, 830 k
+iterations over a few hundred active variables, took 1.26x the CPU with copies)."""
+
 UP = 1
 """Status bit: the variable is in ``I_up`` (``v = -y G`` may grow)."""
 LOW = 2
@@ -120,9 +126,11 @@ def _select_i_st(st, G, size):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _select_j_st(st, G, diag, size, gmax, second_order, Ki, kii):  # pragma: no cover - compiled
+def _select_j_st(st, G, diag, size, gmax, second_order, Ki, kii, order, whole):  # pragma: no cover
     """:func:`select_j` on the statuses (LIBSVM's layout: one int8 a variable instead of
-    ``y``, ``C`` and ``alpha``), with row ``i`` indexed by position: the same values and ties."""
+    ``y``, ``C`` and ``alpha``): the same values and ties. Row ``i`` is read at position ``t``
+    when ``whole`` (all variables active, or the row copied by position), else at column
+    ``order[t]``."""
     gmin = np.inf
     p = -1
     best = np.inf
@@ -138,7 +146,7 @@ def _select_j_st(st, G, diag, size, gmax, second_order, Ki, kii):  # pragma: no 
         if second_order:
             b = gmax - v
             if b > 0.0:
-                a = kii + diag[t] - 2.0 * Ki[t]
+                a = kii + diag[t] - 2.0 * Ki[t if whole else order[t]]
                 if a <= 0.0:
                     a = TAU
                 obj = -(b * b) / a
@@ -149,7 +157,7 @@ def _select_j_st(st, G, diag, size, gmax, second_order, Ki, kii):  # pragma: no 
 
 
 @njit(cache=True, nogil=True)
-def _select_j_unit(st, G, size, gmax, Ki, kd):  # pragma: no cover - compiled
+def _select_j_unit(st, G, size, gmax, Ki, kd, order, whole):  # pragma: no cover - compiled
     """:func:`_select_j_st`'s second-order rule when every ``K_tt`` is 1 (RBF): the diagonal is
     not read, ``kd = K_ii + 1`` (the same sums: ``K_ii + K_tt`` is ``kd``)."""
     gmin = np.inf
@@ -164,7 +172,7 @@ def _select_j_unit(st, G, size, gmax, Ki, kd):  # pragma: no cover - compiled
             gmin = v
         b = gmax - v
         if b > 0.0:
-            a = kd - 2.0 * Ki[t]
+            a = kd - 2.0 * Ki[t if whole else order[t]]
             if a <= 0.0:
                 a = TAU
             obj = -(b * b) / a
@@ -175,15 +183,16 @@ def _select_j_unit(st, G, size, gmax, Ki, kd):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _add_pair_select_i(G, st, Ki, Kj, ci, cj, size):  # pragma: no cover - compiled
+def _add_pair_select_i(G, st, Ki, Kj, ci, cj, size, order, whole):  # pragma: no cover
     """:func:`add_pair` fused with the next iteration's :func:`select_i` (one pass instead of
-    two; ``st`` already holds the pair's new statuses; rows indexed by position): returns
-    ``select_i``'s ``(gmax, position)`` on the updated gradient, the same values and ties
+    two; ``st`` already holds the pair's new statuses; rows read as in :func:`_select_j_st`):
+    returns ``select_i``'s ``(gmax, position)`` on the updated gradient, the same values and ties
     (``y = +-1``: ``G + y u`` is ``G + u`` or ``G - u`` exactly)."""
     gmax = -np.inf
     p = -1
     for t in range(size):
-        u = ci * Ki[t] + cj * Kj[t]
+        c = t if whole else order[t]
+        u = ci * Ki[c] + cj * Kj[c]
         s = st[t]
         if s & POS:
             g = G[t] + u
@@ -305,7 +314,9 @@ def smo_loop(
         if size < n and not packed:  # not every variable active: work on packed copies
             pack(y, C, alpha, G, diag, order, size, yP, CP, aP, GP, dP)
             packed = True
-            set_layout(order, size, pmap, powner, meta, pos_map, porder)
+            if n >= COPY_ROWS_FROM:
+                set_layout(order, size, pmap, powner, meta, pos_map, porder)
+        copies = packed and n >= COPY_ROWS_FROM
         # positions index the packed copies, else the variables themselves
         yS, CS, aS, GS, dS = (yP, CP, aP, GP, dP) if packed else (y, C, alpha, G, diag)
         # ---- working-set selection: i maximises v = -y G over I_up, j by _pair_step ---------
@@ -328,15 +339,16 @@ def smo_loop(
             stamp[si] = clock[0]  # keep row i recent while row j may be fetched
             clock[0] += 1
             Ki = rows[si]
-            if packed:
+            if copies:
                 Ki = packed_row(i, Ki, order, pbuf, pmap, powner, play, meta, pos_map, -1)
             kii = diag[i]
         gmin = np.inf
         pj = -1
+        whole = copies or not packed  # rows read by position
         if unit and i >= 0:
-            gmin, pj = _select_j_unit(st, GS, size, gmax, Ki, kii + 1.0)
+            gmin, pj = _select_j_unit(st, GS, size, gmax, Ki, kii + 1.0, order, whole)
         elif i >= 0 or not second_order:
-            gmin, pj = _select_j_st(st, GS, dS, size, gmax, second_order, Ki, kii)
+            gmin, pj = _select_j_st(st, GS, dS, size, gmax, second_order, Ki, kii, order, whole)
         j = order[pj] if packed and pj >= 0 else pj
         gap = -np.inf if i < 0 or j < 0 else gmax - gmin
         if gap < tol:
@@ -408,10 +420,10 @@ def smo_loop(
         # ---- gradient update: G += Q[:, i] d_i + Q[:, j] d_j, over the active prefix --------
         ci = y[i] * (new_i - old_i)
         cj = y[j] * (new_j - old_j)
-        if packed:  # rows by position (row j's copy never takes row i's slot)
+        if copies:  # rows by position (row j's copy never takes row i's slot)
             Ki = packed_row(i, Ki, order, pbuf, pmap, powner, play, meta, pos_map, -1)
             Kj = packed_row(j, Kj, order, pbuf, pmap, powner, play, meta, pos_map, i)
-        next_gmax, next_pi = _add_pair_select_i(GS, st, Ki, Kj, ci, cj, size)
+        next_gmax, next_pi = _add_pair_select_i(GS, st, Ki, Kj, ci, cj, size, order, whole)
         fused = True
         steps += 1
         state[PHASE] = 0

@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from svmtune.datasets import load, standardize
 from svmtune.kernels import RBF
 from svmtune.solvers import SMO
 from svmtune.solvers._packed_rows import drop_packed, new_packed, packed_row, set_layout
-from tests.solvers._data import real_split
+from svmtune.solvers._smo_loop import COPY_ROWS_FROM
 
 
 @pytest.mark.parametrize("slots", [2, 5, 40])
@@ -49,8 +50,10 @@ def test_the_copies_change_no_iterate() -> None:
     """A solve whose copies are evicted at every iteration (two slots) follows the same path as
     one that keeps and compacts them, and as one stepped by hand (the copies are made again in
     every call): the copies only move values."""
-    X, y, _, _ = real_split("banana")
-    params = {"gamma": 0.5}
+    X, y = load("ring")  # 7,400 points: the loop copies rows from COPY_ROWS_FROM points on
+    X = standardize(X, X[:1])[0]
+    assert y.size >= COPY_ROWS_FROM
+    params = {"gamma": 1.0 / X.shape[1]}
     runs = []
     fewest = y.size
     for how in ("one call", "two slots", "stepped"):
@@ -58,7 +61,7 @@ def test_the_copies_change_no_iterate() -> None:
         if how == "two slots":
             run._pbuf = np.empty(2 * y.size)
         if how == "stepped":
-            while not run.run(25):
+            while not run.run(400):
                 fewest = min(fewest, run.n_active)
         else:
             run.run()
