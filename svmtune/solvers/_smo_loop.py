@@ -36,6 +36,7 @@ import numpy as np
 from numba import njit
 
 from svmtune.solvers._loop_rows import compute_row, fetch_row, has_row
+from svmtune.solvers._packed_rows import drop_packed, new_packed, packed_row, set_layout
 from svmtune.solvers._pair_step import TAU, clipped_step
 from svmtune.solvers._shrinking import (
     COUNTER,
@@ -81,6 +82,12 @@ def _add_bound(Gbar, y, Kr, w):  # pragma: no cover - compiled
         Gbar[t] += y[t] * w * Kr[t]
 
 
+COPY_ROWS_FROM = 4096
+"""Points from which the packed passes read kernel rows from copies in the active variables'
+positions (:mod:`svmtune.solvers._packed_rows`); below, through ``order`` (the rows are short
+enough that the gather costs less than the copies: banana at 2,000 points and C = 1e4, 830 k
+iterations over a few hundred active variables, took 1.26x the CPU with copies)."""
+
 UP = 1
 """Status bit: the variable is in ``I_up`` (``v = -y G`` may grow)."""
 LOW = 2
@@ -121,7 +128,9 @@ def _select_i_st(st, G, size):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def _select_j_st(st, G, diag, size, gmax, second_order, Ki, kii, order, whole):  # pragma: no cover
     """:func:`select_j` on the statuses (LIBSVM's layout: one int8 a variable instead of
-    ``y``, ``C`` and ``alpha``): the same values and ties."""
+    ``y``, ``C`` and ``alpha``): the same values and ties. Row ``i`` is read at position ``t``
+    when ``whole`` (all variables active, or the row copied by position), else at column
+    ``order[t]``."""
     gmin = np.inf
     p = -1
     best = np.inf
@@ -148,11 +157,37 @@ def _select_j_st(st, G, diag, size, gmax, second_order, Ki, kii, order, whole): 
 
 
 @njit(cache=True, nogil=True)
+def _select_j_unit(st, G, size, gmax, Ki, kd, order, whole):  # pragma: no cover - compiled
+    """:func:`_select_j_st`'s second-order rule when every ``K_tt`` is 1 (RBF): the diagonal is
+    not read, ``kd = K_ii + 1`` (the same sums: ``K_ii + K_tt`` is ``kd``)."""
+    gmin = np.inf
+    p = -1
+    best = np.inf
+    for t in range(size):
+        s = st[t]
+        if not s & LOW:
+            continue
+        v = -G[t] if s & POS else G[t]
+        if v < gmin:
+            gmin = v
+        b = gmax - v
+        if b > 0.0:
+            a = kd - 2.0 * Ki[t if whole else order[t]]
+            if a <= 0.0:
+                a = TAU
+            obj = -(b * b) / a
+            if obj < best:
+                best = obj
+                p = t
+    return gmin, p
+
+
+@njit(cache=True, nogil=True)
 def _add_pair_select_i(G, st, Ki, Kj, ci, cj, size, order, whole):  # pragma: no cover
     """:func:`add_pair` fused with the next iteration's :func:`select_i` (one pass instead of
-    two; ``st`` already holds the pair's new statuses): returns ``select_i``'s
-    ``(gmax, position)`` on the updated gradient, the same values and ties (``y = +-1``:
-    ``G + y u`` is ``G + u`` or ``G - u`` exactly)."""
+    two; ``st`` already holds the pair's new statuses; rows read as in :func:`_select_j_st`):
+    returns ``select_i``'s ``(gmax, position)`` on the updated gradient, the same values and ties
+    (``y = +-1``: ``G + y u`` is ``G + u`` or ``G - u`` exactly)."""
     gmax = -np.inf
     p = -1
     for t in range(size):
@@ -194,6 +229,7 @@ def smo_loop(
     gamma,  # float (for ROWS_RBF)
     owner,  # int64[::1]: the row held by each slot, -1 free (for kind > 0)
     evals,  # int64[::1], one entry: kernel entries computed here (for kind > 0)
+    pbuf,  # float64[::1], at least 2 m: the rows the passes read, by position (_packed_rows)
     tol,
     second_order,
     shrinking,
@@ -241,6 +277,13 @@ def smo_loop(
     fused = False
     next_gmax = -np.inf
     next_pi = -1
+    # rows by position for the packed passes (_packed_rows), and whether K_tt = 1 (RBF)
+    pmap, powner, play, meta, pos_map, porder = new_packed(n, m)
+    unit = second_order
+    for t in range(n):
+        if diag[t] != 1.0:
+            unit = False
+            break
     while True:
         was_packed = packed
         phase = state[PHASE]
@@ -271,6 +314,9 @@ def smo_loop(
         if size < n and not packed:  # not every variable active: work on packed copies
             pack(y, C, alpha, G, diag, order, size, yP, CP, aP, GP, dP)
             packed = True
+            if n >= COPY_ROWS_FROM:
+                set_layout(order, size, pmap, powner, meta, pos_map, porder)
+        copies = packed and n >= COPY_ROWS_FROM
         # positions index the packed copies, else the variables themselves
         yS, CS, aS, GS, dS = (yP, CP, aP, GP, dP) if packed else (y, C, alpha, G, diag)
         # ---- working-set selection: i maximises v = -y G over I_up, j by _pair_step ---------
@@ -284,22 +330,25 @@ def smo_loop(
         Ki = diag  # not read by the first-order selection
         kii = 0.0
         if second_order and i >= 0:
-            if not has_row(slot, row_epoch, epoch, i) and not fetch_row(
-                i, cache, source, order, size
-            ):
-                status, need = NEED_ROW, i
-                break
+            if not has_row(slot, row_epoch, epoch, i):
+                if not fetch_row(i, cache, source, order, size):
+                    status, need = NEED_ROW, i
+                    break
+                drop_packed(i, pmap, powner)
             si = slot[i]
             stamp[si] = clock[0]  # keep row i recent while row j may be fetched
             clock[0] += 1
             Ki = rows[si]
+            if copies:
+                Ki = packed_row(i, Ki, order, pbuf, pmap, powner, play, meta, pos_map, -1)
             kii = diag[i]
         gmin = np.inf
         pj = -1
-        if i >= 0 or not second_order:
-            gmin, pj = _select_j_st(
-                st, GS, dS, size, gmax, second_order, Ki, kii, order, not packed
-            )
+        whole = copies or not packed  # rows read by position
+        if unit and i >= 0:
+            gmin, pj = _select_j_unit(st, GS, size, gmax, Ki, kii + 1.0, order, whole)
+        elif i >= 0 or not second_order:
+            gmin, pj = _select_j_st(st, GS, dS, size, gmax, second_order, Ki, kii, order, whole)
         j = order[pj] if packed and pj >= 0 else pj
         gap = -np.inf if i < 0 or j < 0 else gmax - gmin
         if gap < tol:
@@ -315,14 +364,18 @@ def smo_loop(
         if steps >= max_steps:
             status = MAX_STEPS
             break
-        if not has_row(slot, row_epoch, epoch, i) and not fetch_row(i, cache, source, order, size):
-            status, need = NEED_ROW, i
-            break
+        if not has_row(slot, row_epoch, epoch, i):
+            if not fetch_row(i, cache, source, order, size):
+                status, need = NEED_ROW, i
+                break
+            drop_packed(i, pmap, powner)
         stamp[slot[i]] = clock[0]  # row i stays while row j is fetched
         clock[0] += 1
-        if not has_row(slot, row_epoch, epoch, j) and not fetch_row(j, cache, source, order, size):
-            status, need = NEED_ROW, j
-            break
+        if not has_row(slot, row_epoch, epoch, j):
+            if not fetch_row(j, cache, source, order, size):
+                status, need = NEED_ROW, j
+                break
+            drop_packed(j, pmap, powner)
         si = slot[i]
         sj = slot[j]
         c = clock[0]
@@ -348,6 +401,7 @@ def smo_loop(
                 stamp[slot[j]] = clock[0]
                 clock[0] += 1
                 compute_row(r, cache, source, order, size, complete)
+                drop_packed(r, pmap, powner)
         if need >= 0:
             break
         Ki = rows[slot[i]]
@@ -366,7 +420,10 @@ def smo_loop(
         # ---- gradient update: G += Q[:, i] d_i + Q[:, j] d_j, over the active prefix --------
         ci = y[i] * (new_i - old_i)
         cj = y[j] * (new_j - old_j)
-        next_gmax, next_pi = _add_pair_select_i(GS, st, Ki, Kj, ci, cj, size, order, not packed)
+        if copies:  # rows by position (row j's copy never takes row i's slot)
+            Ki = packed_row(i, Ki, order, pbuf, pmap, powner, play, meta, pos_map, -1)
+            Kj = packed_row(j, Kj, order, pbuf, pmap, powner, play, meta, pos_map, i)
+        next_gmax, next_pi = _add_pair_select_i(GS, st, Ki, Kj, ci, cj, size, order, whole)
         fused = True
         steps += 1
         state[PHASE] = 0

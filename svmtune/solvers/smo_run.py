@@ -29,6 +29,17 @@ else:  # compiled code: loaded on first use (svmtune._lazy)
 
 __all__ = ["SMORun"]
 
+PACKED_ROWS_BYTES = 64 * 2**20
+"""Bytes at most for the copies of kernel rows in the active variables' positions that the loop
+reads once variables are shrunk (:mod:`svmtune.solvers._packed_rows`): also at most an eighth of
+the row store's bytes and ``m^2`` doubles, and at least two rows of ``m``. Allocated untouched,
+so a solve that never shrinks uses none of it."""
+
+
+def packed_rows_len(m: int, store_bytes: int) -> int:
+    """Doubles of the buffer for ``m`` variables beside a row store of ``store_bytes`` bytes."""
+    return max(2 * m, min(m * m, store_bytes // 64, PACKED_ROWS_BYTES // 8))
+
 
 def _check_layout(**arrays: NDArray[np.float64] | NDArray[np.int64]) -> None:
     """The one layout the compiled loop is built for: C-contiguous, writeable float64 (int64
@@ -113,6 +124,7 @@ class SMORun:
                 gbar = y * ((C[at_c] * y[at_c]) @ store.rows_of(np.flatnonzero(at_c)))
         self._Gbar = np.ascontiguousarray(gbar, dtype=np.float64)
         self._order = active.copy()
+        self._pbuf = np.empty(packed_rows_len(int(active.shape[0]), int(store.rows.nbytes)))
         self._state = _shrinking.new_state(int(active.shape[0]))
         self._stale = False
         store.epoch[0] += 1  # partial rows of an earlier solve are not rows of this one
@@ -216,6 +228,7 @@ class SMORun:
                 store.gamma,
                 store.owner,
                 store.loop_evals,
+                self._pbuf,
                 self.tol,
                 self.second_order,
                 self.shrinking,
