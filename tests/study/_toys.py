@@ -67,8 +67,10 @@ class _SleepyBound(BoundObjective):
         return self.inner.classifier(params)
 
 
-#: Columns of Study.results() that depend on the machine or the moment (times, host).
-VOLATILE = ["wall_s", "cpu_s", "host", "started_at", "finished_at"]
+#: Columns of Study.results() that depend on the machine or the moment (times, host), and on
+#: which copy of svmtune ran the cell (``code``: a checkout records its commit, an installed
+#: copy its version alone; a test's worker processes may import the other one).
+VOLATILE = ["wall_s", "cpu_s", "host", "code", "started_at", "finished_at"]
 
 
 def stable(results):
