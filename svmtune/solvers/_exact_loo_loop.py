@@ -53,13 +53,13 @@ MAX_ITER = 2
 
 EXACT_BIAS_EVERY = 8
 """SMO steps between two computations of the primal value's best bias ``b*`` (a quickselect),
-after the first :data:`EXACT_BIAS_FIRST` steps; in between, the bound is tested at the last
-``b*`` (a primal value above ``F(alpha, b*)``, so no less safe), in the pass that updates the
-gradient."""
+after the first :data:`EXACT_BIAS_FIRST` steps, when the last ``b*`` no longer minimises the
+primal value (the step's pass tells, by counting the points on each side of it); in between, the
+bound is tested at the last ``b*`` (a primal value above ``F(alpha, b*)``, so no less safe)."""
 
-EXACT_BIAS_FIRST = 32
-"""SMO steps of a retrain with ``b*`` computed at every step: a short retrain would lose a good
-part of the gain to the cadence (``benchmarks/franc_stop.py --h-steps -1 --bias-every 1``)."""
+EXACT_BIAS_FIRST = 0
+"""SMO steps of a retrain with ``b*`` made exact at every step: a short retrain would lose a
+good part of the gain to the cadence."""
 
 MARGIN = 1e-9
 """Relative margin of the certificate: ``F < H - MARGIN (|F| + |H|)``, so rounding never
@@ -85,8 +85,7 @@ class RetrainOptions(NamedTuple):
         Take a greedy step only when it pays: when its gain in H is at least the closure of the
         gap ``F - H`` per kernel column of the SMO step just made.
     bias_every : int
-        SMO steps between two computations of the primal value's best bias (see
-        :data:`EXACT_BIAS_EVERY`).
+        SMO steps between two exact best biases after the first ones (:data:`EXACT_BIAS_EVERY`).
     """
 
     C: float
@@ -100,8 +99,9 @@ class RetrainOptions(NamedTuple):
 
 def work_arrays(n: int) -> np.ndarray:
     """The work space of :func:`retrain_one`: rows ``alpha``, ``G`` (its outputs), ``beta``,
-    ``u``, ``z``."""
-    return np.empty((5, n))
+    ``u``, ``z`` (also the hinge losses), H's curvatures ``q_t = k~_tt``, their inverses, and
+    H's coordinate gains."""
+    return np.empty((8, n))
 
 
 @njit(cache=True, nogil=True)
@@ -168,7 +168,8 @@ def _bias(y, G, r, z):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _primal_best_b(y, C, alpha, G, r, z):  # pragma: no cover - compiled
-    """``(F(alpha, b*), b*)``: the primal value without ``r`` at the bias that minimises it.
+    """``(F(alpha, b*), b*, alpha'Q alpha)``: the primal value without ``r`` at the bias that
+    minimises it, the bias, and the quadratic term.
 
     ``F = 1/2 alpha'Q alpha + C sum_{t != r} max(0, 1 - y_t (g_t + b))`` with
     ``g_t = y_t (G_t + 1)``. Its slope in ``b`` is ``C (#{z_t < b} - P)``, with ``z_t = y_t - g_t``
@@ -194,18 +195,15 @@ def _primal_best_b(y, C, alpha, G, r, z):  # pragma: no cover - compiled
         margin = 1.0 - y[t] * (y[t] * (G[t] + 1.0) + b)
         if margin > 0.0:
             loss += margin
-    return 0.5 * quad + C * loss, b
+    return 0.5 * quad + C * loss, b, quad
 
 
 @njit(cache=True, nogil=True)
-def _h_delta(diag, Kr, C, beta_t, w_t, r, t):  # pragma: no cover - compiled
+def _h_delta(q, qinv, C, beta_t, w_t):  # pragma: no cover - compiled
     """The move of ``beta_t`` that maximises H over it alone (box only), and H's gain, given
-    ``w_t = (Q~ beta)_t``."""
-    q = diag[t] - 2.0 * Kr[t] + diag[r]
-    if q <= 0.0:
-        q = TAU
+    ``w_t = (Q~ beta)_t`` and its curvature ``q = k~_tt`` (``qinv = 1 / q``)."""
     g = 1.0 - w_t
-    new = beta_t + g / q
+    new = beta_t + g * qinv
     if new < 0.0:
         new = 0.0
     elif new > C:
@@ -268,89 +266,130 @@ def _seed(K, y, C, alpha, G, r):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _h_start(K, diag, y, alpha_full, G_full, r, beta, u):  # pragma: no cover - compiled
-    """``beta`` = the full solution without ``r``, ``u = K (beta * y)``, ``S = y'beta``; returns
-    ``(H(beta), S)``. Then ``w_t = (Q~ beta)_t = y_t (u_t - K_tr S - u_r + K_rr S)`` is O(1)."""
+def _h_start(K, diag, y, alpha_full, G_full, r, beta, u, q, qinv):  # pragma: no cover - compiled
+    """``beta`` = the full solution without ``r``, ``u = K (beta * y)``, ``S = y'beta``, H's
+    curvatures ``q_t = k~_tt`` (at least ``TAU``) and ``1 / q_t``; returns ``(H(beta), S)``. Then
+    ``w_t = (Q~ beta)_t = y_t (u_t - K_tr S - u_r + K_rr S)`` is O(1). One pass, no branch."""
     n = y.shape[0]
     Kr = K[r]
     krr = diag[r]
     ar = alpha_full[r]
     yr = y[r]
     S = -ar * yr  # since y'alpha_full = 0
-    for t in range(n):
-        beta[t] = alpha_full[t]
-        u[t] = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
-    beta[r] = 0.0
-    ur = u[r]
+    ur = yr * (G_full[r] + 1.0) - ar * yr * krr
+    c0 = krr * S - ur
     H = 0.0
     for t in range(n):
-        H += beta[t] * (1.0 - 0.5 * y[t] * (u[t] - Kr[t] * S - ur + krr * S))
+        bt = alpha_full[t]
+        beta[t] = bt
+        ut = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
+        u[t] = ut
+        qt = max(diag[t] - 2.0 * Kr[t] + krr, TAU)
+        q[t] = qt
+        qinv[t] = 1.0 / qt
+        H += bt * (1.0 - 0.5 * y[t] * (ut - Kr[t] * S + c0))
+    H -= ar * (1.0 - 0.5 * yr * (ur - krr * S + c0))  # beta_r = 0
+    beta[r] = 0.0
     return H, S
 
 
 @njit(cache=True, nogil=True)
 def _step_with_h(
-    K, diag, y, C, r, i, j, ci, cj, alpha, G, beta, u, S, H, b, best
+    K, y, C, r, i, j, ci, cj, G, beta, u, q, qinv, S, H, b, best, track, hinge, gain
 ):  # pragma: no cover - compiled
     """One pass after the SMO step moved ``alpha_i, alpha_j`` by ``ci y_i, cj y_j``.
 
     In it: ``G`` updated; H ascended on ``beta_i`` then ``beta_j`` (their rows are at hand) and
-    ``u`` with them; the primal value ``F(alpha, b)`` at the given bias; and H's greedy
-    coordinate (the variable whose exact line search gains H most, in ``best``: variable, move,
-    gain). Returns ``(H, S, F(alpha, b))``."""
+    ``u`` with them; the hinge losses at the given bias ``b``, with what tells whether ``b``
+    still minimises the primal value (into ``track``: ``#{z_t < b}`` and ``#{z_t <= b}``, with
+    ``z_t = -y_t G_t``); and H's greedy coordinate (the variable whose exact line search gains H
+    most, into ``best``: variable, move, gain). The pass over the points has no branch and no
+    floating-point sum, so it compiles to vector code; the hinge sum (four partial sums, in a
+    fixed order) and the greedy coordinate are taken after it, from ``hinge`` and ``gain``.
+    Returns ``(H, S, the hinge sum)``."""
     n = y.shape[0]
     Kr = K[r]
-    krr = diag[r]
+    krr = K[r, r]
     Ki = K[i]
     Kj = K[j]
     ur = u[r]
     wi = y[i] * (u[i] - Kr[i] * S - ur + krr * S)
-    di, gain_i = _h_delta(diag, Kr, C, beta[i], wi, r, i)
+    di, gain_i = _h_delta(q[i], qinv[i], C, beta[i], wi)
     beta[i] += di
     ei = di * y[i]
     S1 = S + ei  # u and S after the move of beta_i, for the move of beta_j
     wj = y[j] * (u[j] + ei * Ki[j] - Kr[j] * S1 - (ur + ei * Ki[r]) + krr * S1)
-    dj, gain_j = _h_delta(diag, Kr, C, beta[j], wj, r, j)
+    dj, gain_j = _h_delta(q[j], qinv[j], C, beta[j], wj)
     beta[j] += dj
     ej = dj * y[j]
     S = S1 + ej
     ur = ur + ei * Ki[r] + ej * Kj[r]  # u_r after the pass
-    quad = 0.0
-    loss = 0.0
-    best[0] = -1.0
-    best[2] = 0.0
+    c0 = krr * S - ur
+    n_lt = 0
+    n_le = 0
     for t in range(n):
         kit = Ki[t]
         kjt = Kj[t]
-        G[t] += y[t] * (ci * kit + cj * kjt)
-        u[t] += ei * kit + ej * kjt
-        g1 = G[t] + 1.0
-        quad += alpha[t] * g1
-        if t == r:
-            continue
-        margin = 1.0 - (g1 + y[t] * b)
-        if margin > 0.0:
-            loss += margin
-        d, gain = _h_delta(diag, Kr, C, beta[t], y[t] * (u[t] - Kr[t] * S - ur + krr * S), r, t)
-        if gain > best[2]:
-            best[0] = t
-            best[1] = d
-            best[2] = gain
-    return H + gain_i + gain_j, S, 0.5 * quad + C * loss
+        yt = y[t]
+        Gt = G[t] + yt * (ci * kit + cj * kjt)
+        G[t] = Gt
+        ut = u[t] + ei * kit + ej * kjt
+        u[t] = ut
+        z = -yt * Gt
+        hinge[t] = max(yt * (z - b), 0.0)
+        n_lt += z < b
+        n_le += z <= b
+        g = 1.0 - yt * (ut - Kr[t] * S + c0)
+        bt = beta[t]
+        d = min(max(bt + g * qinv[t], 0.0), C) - bt
+        gain[t] = d * (g - 0.5 * d * q[t])
+    zr = -y[r] * G[r]  # r counted above: taken out
+    n_lt -= zr < b
+    n_le -= zr <= b
+    hinge[r] = 0.0
+    gain[r] = 0.0
+    l0 = 0.0
+    l1 = 0.0
+    l2 = 0.0
+    l3 = 0.0
+    n4 = n - n % 4
+    for t in range(0, n4, 4):
+        l0 += hinge[t]
+        l1 += hinge[t + 1]
+        l2 += hinge[t + 2]
+        l3 += hinge[t + 3]
+    for t in range(n4, n):
+        l0 += hinge[t]
+    best_t = -1
+    best_gain = 0.0
+    for t in range(n):
+        if gain[t] > best_gain:
+            best_gain = gain[t]
+            best_t = t
+    best[0] = best_t
+    best[2] = best_gain
+    if best_t >= 0:
+        bt = beta[best_t]
+        g = 1.0 - y[best_t] * (u[best_t] - Kr[best_t] * S + c0)
+        best[1] = min(max(bt + g * qinv[best_t], 0.0), C) - bt
+    track[0] = n_lt
+    track[1] = n_le
+    return H + gain_i + gain_j, S, (l0 + l1) + (l2 + l3)
 
 
 @njit(cache=True, nogil=True)
-def _greedy(K, diag, y, C, r, beta, u, S, best):  # pragma: no cover - compiled
+def _greedy(K, y, C, r, beta, u, q, qinv, S, best):  # pragma: no cover - compiled
     """H's greedy coordinate at the current ``beta`` (into ``best``: variable, move, gain)."""
     Kr = K[r]
-    krr = diag[r]
+    krr = K[r, r]
     ur = u[r]
     best[0] = -1.0
     best[2] = 0.0
     for t in range(y.shape[0]):
         if t == r:
             continue
-        d, gain = _h_delta(diag, Kr, C, beta[t], y[t] * (u[t] - Kr[t] * S - ur + krr * S), r, t)
+        w = y[t] * (u[t] - Kr[t] * S - ur + krr * S)
+        d, gain = _h_delta(q[t], qinv[t], C, beta[t], w)
         if gain > best[2]:
             best[0] = t
             best[1] = d
@@ -384,6 +423,9 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
     beta = work[2]
     u = work[3]
     z = work[4]
+    q = work[5]
+    qinv = work[6]
+    gain = work[7]
     Cv = np.full(n, C)  # the pair step's per-variable bound
     no_order = np.empty(0, dtype=np.int64)  # positions are the variables themselves
     yes = np.bool_(True)  # typed, not literal: a literal True would compile the helpers again
@@ -394,14 +436,22 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
     yr = y[r]
     H = 0.0
     S = 0.0
+    F = np.inf  # F(alpha, b*) at the current alpha
+    b = 0.0  # its bias
+    quad = 0.0  # alpha'Q alpha, updated with each step (exact again with each exact b*)
+    slack = np.inf  # how much the last exact b* lowered F (none yet: the next one is made)
+    P = 0  # positives but r: b* is the P-th smallest z_t
+    for t in range(n):
+        if t != r and y[t] > 0.0:
+            P += 1
     if franc:
-        H, S = _h_start(K, diag, y, alpha_full, G_full, r, beta, u)
+        H, S = _h_start(K, diag, y, alpha_full, G_full, r, beta, u, q, qinv)
         if alpha_full[r] <= 0.0:
             rows += 1  # row r (read by the seeding otherwise)
+        F, b, quad = _primal_best_b(y, C, alpha, G, r, z)
     iters = 0
-    b = 0.0  # the bias of the last exact F(alpha, b*)
-    F = np.inf  # F(alpha, b) at the current alpha
     best = np.zeros(3)  # H's greedy coordinate: variable, move, gain
+    track = np.zeros(2)  # the pass's account of F around b (see _step_with_h)
     while True:
         # ---- working-set selection (LIBSVM's second order), all variables but r -------------
         gmax, i = select_i(y, Cv, alpha, G, n, r)
@@ -411,13 +461,8 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
             gmin, j = select_j(y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes)
         if i < 0 or j < 0 or gmax - gmin < opts.tol:
             return yr * (G[r] + 1.0) + _bias(y, G, r, z), KKT, iters, rows
-        if franc:
-            # any bias gives a primal value above F(alpha, b*): F at the last b* is tested every
-            # step (computed in the step's pass), F(alpha, b*) itself every EXACT_BIAS_EVERY
-            if iters < EXACT_BIAS_FIRST or iters % opts.bias_every == 0:
-                F, b = _primal_best_b(y, C, alpha, G, r, z)
-            if F < H - MARGIN * (abs(F) + abs(H)):
-                return yr * (G[r] + 1.0) + b, CERTIFIED, iters, rows
+        if franc and F < H - MARGIN * (abs(F) + abs(H)):
+            return yr * (G[r] + 1.0) + b, CERTIFIED, iters, rows
         if iters >= opts.max_iter:
             return yr * (G[r] + 1.0) + _bias(y, G, r, z), MAX_ITER, iters, rows
         # ---- the two-variable update -------------------------------------------------------
@@ -433,9 +478,28 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         if not franc:
             add_pair(G, y, Ki, K[j], ci, cj, n, no_order, yes)
         else:
-            closed = F + H  # the step's closure of the gap F - H, per column below
-            H, S, F = _step_with_h(K, diag, y, C, r, i, j, ci, cj, alpha, G, beta, u, S, H, b, best)
-            closed = 0.5 * (closed - F - H)
+            closed = F - H  # the gap before the step; its closure per column below
+            di = alpha[i] - old_i
+            dj = alpha[j] - old_j
+            quad += (
+                2.0 * (di * (G[i] + 1.0) + dj * (G[j] + 1.0))
+                + di * di * diag[i]
+                + dj * dj * diag[j]
+                + 2.0 * di * dj * y[i] * y[j] * Ki[j]
+            )
+            H, S, loss = _step_with_h(
+                K, y, C, r, i, j, ci, cj, G, beta, u, q, qinv, S, H, b, best, track, z, gain
+            )
+            F = 0.5 * quad + C * loss
+            # F at b is exact when b still minimises it; else an upper bound, made exact by a
+            # quickselect every bias_every steps, or sooner when the last one lowered F by
+            # more than F - H is now (the bound may then hold at the best bias)
+            if not (track[0] <= P and P <= track[1]):
+                if F - H < 2.0 * slack or (iters + 1) % opts.bias_every == 0:
+                    F_at_b = F
+                    F, b, quad = _primal_best_b(y, C, alpha, G, r, z)
+                    slack = F_at_b - F
+            closed = 0.5 * (closed - (F - H))
             for _ in range(opts.h_steps):  # H's own greedy coordinate steps
                 t = np.int64(best[0])
                 if t < 0 or best[2] <= 1e-15 * abs(H):
@@ -446,5 +510,5 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
                 H += best[2]
                 rows += t != i and t != j
                 if opts.h_steps > 1:
-                    _greedy(K, diag, y, C, r, beta, u, S, best)
+                    _greedy(K, y, C, r, beta, u, q, qinv, S, best)
         iters += 1
