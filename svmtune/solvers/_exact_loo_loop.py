@@ -27,7 +27,15 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   one variable moves at a time, the one whose exact line search gains H most); each greedy step
   reads the kernel row of the variable it moves, counted. ``F`` at its best bias is a convex
   piecewise-linear problem in ``b``, minimised at an order statistic (:func:`_kth_smallest`,
-  O(n)); the bound is tested before every SMO step.
+  O(n)); the bound is tested before every SMO step, at the last best bias, recomputed when
+  :data:`EXACT_BIAS_EVERY` says.
+
+Cost: a step under Franc's stop is one pass over the points that updates ``G`` and ``u`` and
+writes the hinge losses and H's coordinate gains (no branch, no division, no floating-point
+sum: it compiles to vector code), then the hinge sum and the best gain over those arrays;
+``alpha'Q alpha`` is updated in O(1) from the step's pair. Such a step costs about twice an
+eps-KKT step (:data:`WORK_FRANC_STEP`), which the efficiency test of
+:func:`svmtune.solvers.exact_loo.exact_loo` weighs against the steps it saves.
 
 Kernel rows are counted as the paper's KerEval (columns of ``K`` read): one per seeded variable
 (``r`` included), two per SMO step, one per greedy step on H. ``nogil``: points run in threads.
@@ -52,14 +60,27 @@ MAX_ITER = 2
 """Status: the retrain reached ``max_iter`` iterations first (the last iterate's decision)."""
 
 EXACT_BIAS_EVERY = 8
-"""SMO steps between two computations of the primal value's best bias ``b*`` (a quickselect),
-after the first :data:`EXACT_BIAS_FIRST` steps, when the last ``b*`` no longer minimises the
-primal value (the step's pass tells, by counting the points on each side of it); in between, the
-bound is tested at the last ``b*`` (a primal value above ``F(alpha, b*)``, so no less safe)."""
+"""The primal value's best bias ``b*`` is recomputed (a quickselect, O(n)) when the step's pass
+shows the last one no longer minimises ``F`` (it counts the points on each side of it) and
+either the bound may hold at the best bias (``F - H`` at the last one is below twice what the
+last recomputation lowered ``F`` by) or ``EXACT_BIAS_EVERY`` steps have passed. Otherwise the
+bound is tested at the last ``b*``: a primal value above ``F(alpha, b*)``, so no less safe."""
 
-EXACT_BIAS_FIRST = 0
-"""SMO steps of a retrain with ``b*`` made exact at every step: a short retrain would lose a
-good part of the gain to the cadence."""
+WORK_RETRAIN = 8.0
+"""The fixed CPU of a retrain under either stop (the call, the seeding, the bias), in eps-KKT
+SMO steps over all points of a full Gram matrix (selection, then the gradient update). The
+retrains count their CPU in these units, the same way on every machine, and the efficiency test
+of :func:`svmtune.solvers.exact_loo.exact_loo` weighs the two stops by it. The three constants
+are a least-squares fit to the CPU of the compiled retrains of 35 settings (heart, sonar,
+ionosphere, wdbc, banana, ringnorm; linear and RBF; C = 0.1 to 100): median error 10 %, worst
+27 % (``python benchmarks/franc_stop.py --step-cost``)."""
+
+WORK_FRANC_STEP = 1.9
+"""CPU of an SMO step under Franc's stop (selection, then the pass that also ascends H and
+writes the hinge losses, and H's greedy step when it pays), in eps-KKT steps."""
+
+WORK_SELECT = 2.4
+"""CPU of a recomputation of the best bias (a quickselect over the points), in eps-KKT steps."""
 
 MARGIN = 1e-9
 """Relative margin of the certificate: ``F < H - MARGIN (|F| + |H|)``, so rounding never
@@ -85,7 +106,11 @@ class RetrainOptions(NamedTuple):
         Take a greedy step only when it pays: when its gain in H is at least the closure of the
         gap ``F - H`` per kernel column of the SMO step just made.
     bias_every : int
-        SMO steps between two exact best biases after the first ones (:data:`EXACT_BIAS_EVERY`).
+        SMO steps between two exact best biases (:data:`EXACT_BIAS_EVERY`) when the last one
+        does not show the bound close.
+    resume : bool
+        Go on from the ``alpha`` and ``G`` in the work space (the eps-KKT stop only) instead of
+        seeding from the full solution: the steps eps-KKT would make after a certified retrain.
     """
 
     C: float
@@ -95,6 +120,7 @@ class RetrainOptions(NamedTuple):
     h_steps: int
     h_pays: bool
     bias_every: int
+    resume: bool = False
 
 
 def work_arrays(n: int) -> np.ndarray:
@@ -409,12 +435,14 @@ def _h_move(K, y, beta, u, t, d):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no cover - compiled
-    """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read)`` and
-    leaves the last ``alpha`` and ``G`` in ``work[0]`` and ``work[1]``.
+    """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read, CPU)``
+    and leaves the last ``alpha`` and ``G`` in ``work[0]`` and ``work[1]``. The CPU is counted in
+    eps-KKT steps (:data:`WORK_RETRAIN` and the others): a count, the same on every machine.
 
     Arguments: the Gram matrix ``K`` (float64, C-contiguous), its diagonal, the labels, the full
     solution's ``alpha`` and gradient, the point ``r`` left out, the :class:`RetrainOptions`, and
-    the work space (:func:`work_arrays`)."""
+    the work space (:func:`work_arrays`). With ``opts.resume`` (and ``franc`` off) the retrain
+    goes on from the ``alpha`` and ``G`` left in ``work`` instead of the seeded start."""
     n = y.shape[0]
     C = opts.C
     franc = opts.franc
@@ -429,10 +457,14 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
     Cv = np.full(n, C)  # the pair step's per-variable bound
     no_order = np.empty(0, dtype=np.int64)  # positions are the variables themselves
     yes = np.bool_(True)  # typed, not literal: a literal True would compile the helpers again
-    for t in range(n):
-        alpha[t] = alpha_full[t]
-        G[t] = G_full[t]
-    rows = _seed(K, y, C, alpha, G, r)
+    rows = 0
+    cpu = 0.0  # CPU, in eps-KKT steps (WORK_RETRAIN)
+    if not opts.resume:
+        for t in range(n):
+            alpha[t] = alpha_full[t]
+            G[t] = G_full[t]
+        rows = _seed(K, y, C, alpha, G, r)
+        cpu = WORK_RETRAIN
     yr = y[r]
     H = 0.0
     S = 0.0
@@ -449,6 +481,7 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         if alpha_full[r] <= 0.0:
             rows += 1  # row r (read by the seeding otherwise)
         F, b, quad = _primal_best_b(y, C, alpha, G, r, z)
+        cpu += WORK_SELECT
     iters = 0
     best = np.zeros(3)  # H's greedy coordinate: variable, move, gain
     track = np.zeros(2)  # the pass's account of F around b (see _step_with_h)
@@ -460,11 +493,11 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         if i >= 0:
             gmin, j = select_j(y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes)
         if i < 0 or j < 0 or gmax - gmin < opts.tol:
-            return yr * (G[r] + 1.0) + _bias(y, G, r, z), KKT, iters, rows
+            return yr * (G[r] + 1.0) + _bias(y, G, r, z), KKT, iters, rows, cpu
         if franc and F < H - MARGIN * (abs(F) + abs(H)):
-            return yr * (G[r] + 1.0) + b, CERTIFIED, iters, rows
+            return yr * (G[r] + 1.0) + b, CERTIFIED, iters, rows, cpu
         if iters >= opts.max_iter:
-            return yr * (G[r] + 1.0) + _bias(y, G, r, z), MAX_ITER, iters, rows
+            return yr * (G[r] + 1.0) + _bias(y, G, r, z), MAX_ITER, iters, rows, cpu
         # ---- the two-variable update -------------------------------------------------------
         Ki = K[i]
         rows += 2
@@ -477,7 +510,9 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         cj = y[j] * (alpha[j] - old_j)
         if not franc:
             add_pair(G, y, Ki, K[j], ci, cj, n, no_order, yes)
+            cpu += 1.0
         else:
+            cpu += WORK_FRANC_STEP
             closed = F - H  # the gap before the step; its closure per column below
             di = alpha[i] - old_i
             dj = alpha[j] - old_j
@@ -498,6 +533,7 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
                 if F - H < 2.0 * slack or (iters + 1) % opts.bias_every == 0:
                     F_at_b = F
                     F, b, quad = _primal_best_b(y, C, alpha, G, r, z)
+                    cpu += WORK_SELECT
                     slack = F_at_b - F
             closed = 0.5 * (closed - (F - H))
             for _ in range(opts.h_steps):  # H's own greedy coordinate steps

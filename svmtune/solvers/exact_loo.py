@@ -32,8 +32,10 @@ sign at ``x_r``, so the sign is the optimum's and the retrain stops there. H sta
 solution without ``r``, below ``F``, so the certificate fires after some steps, not at the
 seeded start: on linear kernels and large ``C`` long before the eps-KKT stop (the retrain needs
 many steps, H few), on easy retrains (a few dozen steps) often not at all. Each greedy step reads
-one kernel column (counted). The paper's efficiency test switches it off for the rest when
-fewer than half of the first ``M = 10`` retrains are certified.
+one kernel column (counted). An efficiency test switches it off for the rest when it did not
+pay on the first ``M = 10`` retrains: each certified one goes on under the eps-KKT stop alone
+(capped) to learn the steps it saved, and Franc's steps are weighed at their CPU, about twice an
+eps-KKT step's (:data:`EFFICIENCY_POINTS`; the paper's test counts certificates instead).
 
 A decision the eps-KKT stop leaves within ``tol`` of zero (check 1 or a retrain) is not trusted:
 that retrain goes on at tolerances 1000 times tighter (Franc's bound on under ``"franc"``) until
@@ -56,6 +58,7 @@ from svmtune.solvers.kernel_rows import FullGram, KernelRows
 from svmtune.solvers.loo_bias import TIE, decision_scale, midpoint_biases
 from svmtune.solvers.loo_retrains import (
     FullGbar,
+    Measure,
     RetrainSetup,
     refine,
     retrain_rows,
@@ -69,14 +72,34 @@ else:  # compiled code: loaded on first use (svmtune._lazy)
     _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
 
 
-__all__ = ["EFFICIENCY_POINTS", "ExactLOOResult", "Stopping", "exact_loo", "midpoint_biases"]
+__all__ = [
+    "EFFICIENCY_POINTS",
+    "Efficiency",
+    "ExactLOOResult",
+    "Stopping",
+    "exact_loo",
+    "midpoint_biases",
+]
 
 Stopping = Literal["franc", "kkt"]
 _STOPPINGS = ("franc", "kkt")
+Efficiency = Literal["cpu", "certified"]
+_EFFICIENCIES = ("cpu", "certified")
+
+EARLY_POINTS = 3
+"""The efficiency test ends after its first ``EARLY_POINTS`` retrains when the eps-KKT stop
+would have cost less than :data:`EARLY_OFF` times Franc's CPU on them."""
+
+EARLY_OFF = 0.7
+"""See :data:`EARLY_POINTS`."""
 
 EFFICIENCY_POINTS = 10
-"""The paper's efficiency test: Franc's stop runs on the first ``M = 10`` retrained points and
-is kept for the rest only when at least half of them were certified early."""
+"""The efficiency test: Franc's stop runs on the first ``M = 10`` retrained points (the paper's
+``M``) and is kept for the rest only when it cost less than the eps-KKT stop on them
+(:class:`svmtune.solvers.loo_retrains.Measure`). The paper keeps it when at least half of them
+were certified; with the Gram matrix in memory a kernel column costs nothing to read, a step
+under Franc's stop costs about twice an eps-KKT step, and a certificate that saves fewer steps
+than that costs CPU (RBF kernel, large C: retrains certified late)."""
 
 #: ``settled_by`` codes of :class:`ExactLOOResult`.
 ALPHA_ZERO, MISCLASSIFIED, RETRAINED = 0, 1, 2
@@ -113,10 +136,11 @@ class ExactLOOResult:
         Franc's stop: all, or the first ``M`` when the efficiency test switched it off),
         ``prec_percent`` (certified / under_franc, the paper's "Prec %"),
         ``efficiency_certified`` (of the first ``M`` points), ``max_iter_reached``,
-        ``iterations`` (full solve + retrains),
+        ``iterations`` (full solve + retrains + the efficiency test's eps-KKT continuations,
+        ``efficiency_iterations``),
         ``kernel_rows`` (kernel columns read, the paper's KerEval: two per SMO step of the
-        retrains, one per seeded variable and one per greedy step on Franc's H, plus two per
-        step of the full solve; rows
+        retrains and of the efficiency test's continuations, one per seeded variable and one
+        per greedy step on Franc's H, plus two per step of the full solve; rows
         computed by the cache when ``gram`` is a KernelRows), ``kernel_evals`` (entries the row
         cache computed during the call; 0 for a full matrix, whose cost is its maker's).
     full : SMOResult
@@ -149,6 +173,7 @@ def exact_loo(
     max_iter: int | None = None,
     n_jobs: int | None = 1,
     efficiency_points: int = EFFICIENCY_POINTS,
+    efficiency: Efficiency = "cpu",
     full: SMOResult | None = None,
 ) -> ExactLOOResult:
     """The exact leave-one-out error of the soft-margin SVM on a Gram matrix.
@@ -176,6 +201,13 @@ def exact_loo(
         Threads over the retrained points (joblib; -1: all cores).
     efficiency_points : int, default 10
         ``M`` of the efficiency test (see :data:`EFFICIENCY_POINTS`).
+    efficiency : {"cpu", "certified"}, default "cpu"
+        The efficiency test (:data:`EFFICIENCY_POINTS`): keep Franc's stop when it cost less CPU
+        than the eps-KKT stop on the first ``M`` retrains, each retrain handed to the shrinking
+        SMO after :data:`svmtune.solvers.loo_retrains.SHRINK_AFTER` steps under either stop
+        (``"cpu"``); or, as the paper, keep it when at least half of them were certified, its
+        bound then tested to the end of every retrain (``"certified"``: fewer kernel columns
+        read, the paper's KerEval, at more CPU where retrains are long).
     full : SMOResult, optional
         The solution on all points at this ``C`` and Gram matrix, if already at hand.
 
@@ -198,6 +230,8 @@ def exact_loo(
     True
     """
     Cf, yy, store = _checked(y, C, gram, stopping, tol, max_iter, n_jobs, efficiency_points)
+    if efficiency not in _EFFICIENCIES:
+        raise ValueError(f"efficiency must be one of {_EFFICIENCIES}; got {efficiency!r}")
     n = yy.shape[0]
     by_rows = isinstance(store, KernelRows)
     evals0 = store.kernel_evals
@@ -220,7 +254,7 @@ def exact_loo(
     franc = stopping == "franc" and not by_rows
     run = _Retrains(setup, todo, n)
     if todo.size:
-        run.retrain(franc=franc, M=int(efficiency_points), n_jobs=n_jobs)
+        run.retrain(franc=franc, M=int(efficiency_points), n_jobs=n_jobs, efficiency=efficiency)
         run.refine_unsure(decision_scale(Cf, setup.diag) * tol)
         decision[todo] = run.decision[todo]
         wrong[todo] = np.where(decision[todo] >= 0.0, 1.0, -1.0) != yy[todo]
@@ -233,8 +267,7 @@ def exact_loo(
         )
     certified = int(np.sum(run.status == _exact_loo_loop.CERTIFIED))
     used = "franc" if franc and run.keep else "kkt"
-    M = int(efficiency_points)
-    under_franc = int(todo.size if used == "franc" else min(todo.size, M) if franc else 0)
+    under_franc = int(todo.size if used == "franc" else run.tested)
     out_counts: dict[str, float] = {
         "settled_alpha_zero": int(np.sum(settled == ALPHA_ZERO)),
         "settled_misclassified": int(np.sum(settled == MISCLASSIFIED)),
@@ -245,9 +278,12 @@ def exact_loo(
         "prec_percent": 100.0 * certified / under_franc if under_franc else math.nan,
         "efficiency_certified": run.eff_certified,
         "max_iter_reached": hit,
-        "iterations": int(full.iterations + run.iters.sum()),
+        "iterations": int(full.iterations + run.iters.sum() + run.measured_steps),
         "retrain_iterations": int(run.iters.sum()),
-        "kernel_rows": int(2 * full.iterations + run.rows.sum() + run.gbar_full.rows),
+        "efficiency_iterations": run.measured_steps,
+        "kernel_rows": int(
+            2 * full.iterations + run.rows.sum() + run.gbar_full.rows + run.measured_rows
+        ),
         "kernel_evals": int(store.kernel_evals - evals0) if by_rows else 0,
     }
     return ExactLOOResult(
@@ -342,6 +378,10 @@ class _Retrains:
         self.keep = False
         self.eff_certified = -1
         self.n_refined = 0
+        self.measured_steps = 0  # the efficiency test's eps-KKT continuations
+        self.measured_rows = 0
+        self.tested = 0  # retrains of the efficiency test
+        self.whole = False  # Franc's stop to the end of each retrain (the paper's test)
 
     def _store(self, points: NDArray[np.int64], out: tuple[NDArray, ...]) -> None:
         d, st, it, rw = out
@@ -349,19 +389,14 @@ class _Retrains:
         self.iters[points] += it
         self.rows[points] += rw
 
-    def retrain(self, *, franc: bool, M: int, n_jobs: int | None) -> None:
+    def retrain(self, *, franc: bool, M: int, n_jobs: int | None, efficiency: str) -> None:
         """Every point of ``todo``; under Franc's stop the first ``M`` decide (the efficiency
-        test) whether the rest keep it."""
+        test, :data:`EFFICIENCY_POINTS`) whether the rest keep it."""
         setup, todo = self.setup, self.todo
         rest = todo
+        self.whole = efficiency == "certified"
         if franc:
-            head, rest = todo[:M], todo[M:]
-            self._store(
-                head,
-                retrain_shrinking(setup, head, franc=True, gbar_full=self.gbar_full, n_jobs=n_jobs),
-            )
-            self.eff_certified = int(np.sum(self.status[head] == _exact_loo_loop.CERTIFIED))
-            self.keep = 2 * self.eff_certified >= head.size
+            rest = self._efficiency_test(todo, M, n_jobs)
         if not rest.size:
             return
         if isinstance(setup.store, KernelRows):
@@ -369,9 +404,49 @@ class _Retrains:
             self._store(rest, retrain_rows(store, setup.solver, setup.y, setup.C, setup.full, rest))
         else:
             out = retrain_shrinking(
-                setup, rest, franc=franc and self.keep, gbar_full=self.gbar_full, n_jobs=n_jobs
+                setup,
+                rest,
+                franc=franc and self.keep,
+                gbar_full=self.gbar_full,
+                n_jobs=n_jobs,
+                whole=self.whole,
             )
             self._store(rest, out)
+
+    def _efficiency_test(self, todo: NDArray[np.int64], M: int, n_jobs: int | None) -> NDArray:
+        """The first ``M`` points under Franc's stop; sets ``keep`` and returns the points left
+        to retrain. The paper's test (``whole``): at least half of them certified. Else their
+        CPU is measured against the eps-KKT stop's (:class:`Measure`), in two parts: the test
+        ends after the first :data:`EARLY_POINTS` when Franc clearly did not pay on them."""
+        measure = None if self.whole or todo.size <= M else Measure()
+        cut = M if self.whole else min(M, EARLY_POINTS)
+        done = 0
+        for part in (todo[:cut], todo[cut:M]):
+            if not part.size:
+                continue
+            out = retrain_shrinking(
+                self.setup,
+                part,
+                franc=True,
+                gbar_full=self.gbar_full,
+                n_jobs=n_jobs,
+                measure=measure,
+                whole=self.whole,
+            )
+            self._store(part, out)
+            done += part.size
+            if measure is not None:
+                measure.settle(self.setup)
+                if measure.kkt < EARLY_OFF * measure.franc:
+                    break
+        self.tested = done
+        self.eff_certified = int(np.sum(self.status[todo[:done]] == _exact_loo_loop.CERTIFIED))
+        if measure is None:
+            self.keep = 2 * self.eff_certified >= done
+        else:
+            self.keep = measure.pays()
+            self.measured_steps, self.measured_rows = measure.steps, measure.rows
+        return todo[done:]
 
     def refine_unsure(self, band: float) -> None:
         """Refine the eps-KKT decisions within ``band`` of zero; then call ties at zero.

@@ -10,6 +10,7 @@ tolerance of zero (:func:`refine`). :class:`RetrainSetup` holds what all of them
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -32,6 +33,7 @@ else:  # compiled code: loaded on first use (svmtune._lazy)
 
 __all__ = [
     "H_STEPS",
+    "Measure",
     "REFINE_FACTOR",
     "REFINE_FLOOR",
     "SHRINK_AFTER",
@@ -47,11 +49,12 @@ __all__ = [
 ]
 
 SHRINK_AFTER = 200
-"""SMO steps an eps-KKT retrain makes in the compiled loop (over all variables) before it goes
-on, if not done, on the shrinking SMO, which shrinks at once: an SMO from scratch waits
+"""SMO steps a retrain makes in the compiled loop (over all variables) before it goes on, if
+not done, on the shrinking SMO, which shrinks at once: an SMO from scratch waits
 ``min(n, 1000)`` steps, but a retrain starts next to its optimum, where most variables at a
-bound stay there. A retrain under Franc's stop stays in the compiled loop to its end, so the
-bound is tested before every step of it."""
+bound stay there. Under Franc's stop the bound is tested before each of these steps; with the
+whole-retrain efficiency test (``efficiency="certified"``, the paper's) a retrain under Franc's
+stop stays in the compiled loop to its end, its bound tested before every step of it."""
 
 H_STEPS = 1
 """Greedy coordinate steps on Franc's H per SMO step (besides the moves on the step's own pair),
@@ -198,14 +201,20 @@ def retrain_shrinking(
     franc: bool,
     gbar_full: FullGbar,
     n_jobs: int | None,
+    measure: Measure | None = None,
+    whole: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """The retrains over one full Gram matrix: compiled, then (eps-KKT only) on the shrinking SMO.
+    """The retrains over one full Gram matrix: compiled, then on the shrinking SMO.
 
-    Each retrain starts at the alpha-seeded point (:mod:`svmtune.solvers._exact_loo_loop`). Under
-    Franc's stop (``franc``) it runs in the compiled loop to its end (certified, eps-KKT or
-    ``cap``), its bound tested before every SMO step. Otherwise it makes at most
-    ``SHRINK_AFTER`` SMO steps there and, if not done, goes on from where it is on the shrinking
-    SMO (:class:`SMORun`, which shrinks at once) to the eps-KKT stop.
+    Each retrain starts at the alpha-seeded point (:mod:`svmtune.solvers._exact_loo_loop`) and
+    makes at most ``SHRINK_AFTER`` SMO steps in the compiled loop (under Franc's stop when
+    ``franc``, its bound tested before every step); if not done, it goes on from where it is on
+    the shrinking SMO (:class:`SMORun`, which shrinks at once) to the eps-KKT stop. With
+    ``whole`` (and ``franc``) it stays in the compiled loop to its end instead (certified,
+    eps-KKT or ``cap``): Franc's stop for the whole retrain, as the paper runs it.
+
+    With ``measure`` (under Franc's stop), each retrain's CPU and, when certified, its last
+    iterate are recorded (:class:`Measure`) for the efficiency test.
 
     Returns the decisions at the left-out points, their statuses, iterations and kernel rows
     read (``gbar_full`` counts the rows it reads, once for all retrains).
@@ -217,7 +226,9 @@ def retrain_shrinking(
     rows = np.empty(m, dtype=np.int64)
     tol = float(setup.solver.tol)
     opts = setup.options(
-        tol=tol, franc=franc, max_iter=setup.cap if franc else min(SHRINK_AFTER, setup.cap)
+        tol=tol,
+        franc=franc,
+        max_iter=setup.cap if franc and whole else min(SHRINK_AFTER, setup.cap),
     )
 
     a_full = np.ascontiguousarray(setup.full.alpha)
@@ -228,9 +239,11 @@ def retrain_shrinking(
         work = _exact_loo_loop.work_arrays(setup.y.shape[0])
         for k in range(lo, hi):
             r = int(points[k])
-            d, st, it, rw = _exact_loo_loop.retrain_one(
+            d, st, it, rw, cpu = _exact_loo_loop.retrain_one(
                 setup.K, setup.diag, setup.y, a_full, G_full, r, opts, work
             )
+            if measure is not None:
+                measure.record(r, st, it, cpu, work)
             if st != _exact_loo_loop.MAX_ITER or it >= setup.cap:
                 dec[k], status[k], iters[k], rows[k] = d, st, it, rw
                 continue
@@ -251,6 +264,81 @@ def retrain_shrinking(
                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
             )
     return dec, status, iters, rows
+
+
+class Measure:
+    """What the eps-KKT stop would have cost on the retrains of the efficiency test.
+
+    Each retrain's CPU in the compiled loop (its first :data:`SHRINK_AFTER` steps: after them
+    both stops go on alike on the shrinking SMO) under Franc's stop and under the eps-KKT stop,
+    counted by the loop in eps-KKT steps (:data:`svmtune.solvers._exact_loo_loop.WORK_RETRAIN`).
+    A retrain Franc's bound did not certify made the eps-KKT stop's iterates, so its eps-KKT CPU
+    is its steps and the fixed cost. A certified one is kept where it was certified; :meth:`settle`
+    then continues such retrains under the eps-KKT stop alone, one after another, only as far as
+    it takes to show that Franc paid (the eps-KKT CPU passes Franc's), so the measurement costs at
+    most Franc's CPU on the retrains measured. ``steps`` and ``rows``: the
+    continuations' SMO steps and kernel rows (two per step), work the computation did.
+    """
+
+    def __init__(self) -> None:
+        self._franc: dict[int, float] = {}
+        self._kkt: dict[int, float] = {}
+        self._open: dict[int, tuple[NDArray[np.float64], int]] = {}
+        self.steps = 0
+        self.rows = 0
+        self._lock = threading.Lock()
+
+    @property
+    def franc(self) -> float:
+        """Franc's CPU over the retrains recorded."""
+        return math.fsum(self._franc[r] for r in sorted(self._franc))
+
+    @property
+    def kkt(self) -> float:
+        """The eps-KKT stop's CPU over them (a lower bound while some are left open)."""
+        return math.fsum(self._kkt[r] for r in sorted(self._kkt))
+
+    def record(
+        self,
+        r: int,
+        status: int,
+        steps: int,
+        cpu: float,
+        work: NDArray[np.float64],
+    ) -> None:
+        """A retrain (point ``r``) ended with ``status`` after ``steps`` steps and ``cpu``;
+        its last iterate is in ``work``."""
+        with self._lock:
+            self._franc[r] = cpu
+            self._kkt[r] = steps + _exact_loo_loop.WORK_RETRAIN
+            if status == _exact_loo_loop.CERTIFIED and steps < SHRINK_AFTER:
+                self._open[r] = (work[:2].copy(), steps)
+
+    def settle(self, setup: RetrainSetup) -> None:
+        """Continue the certified retrains (by point) under the eps-KKT stop until the eps-KKT
+        CPU passes Franc's or none is left open."""
+        tol = float(setup.solver.tol)
+        work = _exact_loo_loop.work_arrays(setup.y.shape[0])
+        for r in sorted(self._open):
+            short = self.franc - self.kkt
+            if short < 0.0:
+                return
+            state, done = self._open.pop(r)
+            work[:2] = state
+            budget = min(math.floor(short) + 1, SHRINK_AFTER - done)
+            opts = setup.options(tol=tol, franc=False, max_iter=budget)
+            _, status, more, _, cpu = _exact_loo_loop.retrain_one(
+                setup.K, setup.diag, setup.y, work[0], work[1], r, opts._replace(resume=True), work
+            )
+            self._kkt[r] += cpu
+            self.steps += int(more)
+            self.rows += 2 * int(more)
+            if status == _exact_loo_loop.MAX_ITER and done + more < SHRINK_AFTER:
+                self._open[r] = (work[:2].copy(), done + more)  # stopped by the budget
+
+    def pays(self) -> bool:
+        """Whether Franc's stop cost less CPU than the eps-KKT stop on the retrains measured."""
+        return self.kkt > self.franc
 
 
 def _finish_shrinking(
@@ -360,7 +448,7 @@ def _refine_one(
             start_a = run.alpha.copy()
         else:
             opts = setup.options(tol=t, franc=franc, max_iter=setup.cap)
-            d, st, it, rw = _exact_loo_loop.retrain_one(
+            d, st, it, rw, _ = _exact_loo_loop.retrain_one(
                 setup.K, setup.diag, setup.y, start_a, start_G, r, opts, work
             )
             start_a, start_G = work[0].copy(), work[1].copy()
