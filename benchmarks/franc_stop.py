@@ -22,6 +22,11 @@ Modes:
   k-th value of each RBF axis, to run in less time);
 - ``--grid other``: other real data of a few hundred points (heart, sonar, ionosphere, wdbc:
   ``fischetti_split`` seed 0), linear and RBF (gamma = 1/d), ``C = 0.1, 1, 10, 100``;
+- ``--efficiency cpu|certified``: the efficiency test of ``stopping="franc"`` (``cpu``, the
+  default: Franc kept where it costs less CPU, retrains handed to the shrinking SMO after 200
+  steps under either stop; ``certified``: the paper's, its bound to the end of every retrain);
+- ``--step-cost``: the constants of the CPU the compiled retrains count (``WORK_*`` in
+  ``svmtune/solvers/_exact_loo_loop.py``), fitted to timed retrains of 35 settings;
 - ``--h-steps 0,1,2,-1,-2``: greedy steps on H per SMO step, compared on the compiled retrain
   loop (the points exact_loo retrains, one setting: ``--datasets``, ``--kernels``, ``--C``,
   ``--gamma``); ``h >= 0``: ``h`` steps, always; ``-h``: up to ``h`` steps, each only when it
@@ -32,6 +37,8 @@ Modes:
     python benchmarks/franc_stop.py --kernels linear                    # Ratsch, linear grid
     python benchmarks/franc_stop.py --kernels rbf --rbf-every 2
     python benchmarks/franc_stop.py --grid other
+    python benchmarks/franc_stop.py --grid other --efficiency certified
+    python benchmarks/franc_stop.py --step-cost
     python benchmarks/franc_stop.py --h-steps 0,1,2,-1,-2 --datasets ringnorm --kernels linear --C 1
 
 The script prints; it asserts nothing.
@@ -61,13 +68,13 @@ RBF_GAMMA = [float(2.0 ** (-11 * i / 7)) for i in range(8)]
 OTHER_C = [0.1, 1.0, 10.0, 100.0]
 
 
-def one_setting(y: np.ndarray, K: np.ndarray, C: float, tol: float) -> dict:
+def one_setting(y: np.ndarray, K: np.ndarray, C: float, tol: float, efficiency: str) -> dict:
     """Both stops at one setting, from one solution on all points."""
     full = SMO(tol=tol, check_kernel=False).solve(y, C=C, gram=K)
     t0 = time.process_time()
     kkt = exact_loo(y, C=C, gram=K, stopping="kkt", tol=tol, full=full)
     t1 = time.process_time()
-    franc = exact_loo(y, C=C, gram=K, stopping="franc", tol=tol, full=full)
+    franc = exact_loo(y, C=C, gram=K, stopping="franc", tol=tol, full=full, efficiency=efficiency)
     t2 = time.process_time()
     fc, kc = franc.counts, kkt.counts
     return {
@@ -183,6 +190,76 @@ def h_steps(args: argparse.Namespace) -> None:
                     )
 
 
+STEP_COST_CASES = [
+    (name, kernel, C)
+    for name in ["heart", "sonar", "ionosphere", "wdbc", "banana", "ringnorm"]
+    for kernel, Cs in (("rbf", (0.1, 1.0, 10.0, 100.0)), ("linear", (0.1, 1.0)))
+    for C in Cs
+    if not (name == "ringnorm" and kernel == "linear" and C > 0.1)
+]
+
+
+def _timed_retrains(K, y, C, franc: bool, todo) -> tuple[float, int, int, float]:
+    """Best of 5 of the compiled retrains of ``todo``: (seconds, steps, retrains, counted CPU)."""
+    from svmtune.solvers import _exact_loo_loop as loop
+
+    full = SMO(tol=1e-3, check_kernel=False).solve(y, C=C, gram=K)
+    a, G = np.ascontiguousarray(full.alpha), np.ascontiguousarray(full.gradient)
+    diag, work = np.ascontiguousarray(np.diag(K)), loop.work_arrays(y.size)
+    o = loop.RetrainOptions(C, 1e-3, franc, 10**7, 1, True, loop.EXACT_BIAS_EVERY)
+    loop.retrain_one(K, diag, y, a, G, int(todo[0]), o, work)
+    best = np.inf
+    for _ in range(5):
+        t0 = time.perf_counter()
+        runs = [loop.retrain_one(K, diag, y, a, G, int(r), o, work) for r in todo]
+        best = min(best, time.perf_counter() - t0)
+    return best, sum(r[2] for r in runs), len(todo), sum(r[4] for r in runs)
+
+
+def step_cost() -> None:
+    """The constants of the retrains' CPU count (``WORK_*`` in ``_exact_loo_loop``), fitted.
+
+    For each case, the compiled retrains of the points exact_loo retrains (80 at most) are
+    timed under both stops; per point of the data, eps-KKT seconds = a steps + b retrains and
+    Franc seconds = f steps + s quickselects + b retrains (least squares, relative errors); the
+    quickselects are read back from the loop's own count with the constants in use. Prints
+    f / a, s / a and b / a (the constants, in eps-KKT steps) and the errors of the count."""
+    from svmtune.solvers import _exact_loo_loop as loop
+
+    kk, ff, meas = [], [], []
+    for name, kernel, C in STEP_COST_CASES:
+        X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
+        if name in OTHER_SETS:
+            X, y, _, _ = fischetti_split(X, y, seed=0)
+        p = (RBF() if kernel == "rbf" else Linear()).prepare(X)
+        K = np.ascontiguousarray(p.gram({"gamma": 1.0 / X.shape[1]} if kernel == "rbf" else {}))
+        full = SMO(tol=1e-3, check_kernel=False).solve(y, C=C, gram=K)
+        todo = np.flatnonzero(exact_loo(y, C=C, gram=K, full=full).settled_by == 2)[:80]
+        tk, sk, R, ck = _timed_retrains(K, y, C, False, todo)
+        tf, sf, _, cf = _timed_retrains(K, y, C, True, todo)
+        qs = (cf - loop.WORK_RETRAIN * R - loop.WORK_FRANC_STEP * sf) / loop.WORK_SELECT
+        n = y.size
+        kk.append([sk, R, tk / n])
+        ff.append([sf, round(qs), R, tf / n])
+        meas.append((name, kernel, C, tk / tf, ck / cf))
+    kk_, ff_ = np.array(kk, float), np.array(ff, float)
+    w = 1.0 / kk_[:, 2]
+    a, b = np.linalg.lstsq(kk_[:, :2] * w[:, None], kk_[:, 2] * w, rcond=None)[0]
+    rest = ff_[:, 3] - b * ff_[:, 2]
+    w = 1.0 / ff_[:, 3]
+    f, s = np.linalg.lstsq(ff_[:, :2] * w[:, None], rest * w, rcond=None)[0]
+    print("case                         cpu kkt/franc measured   counted")
+    for name, kernel, C, m, c in meas:
+        print(f"{name:11s} {kernel:6s} C={C:<6g}        {m:6.2f}          {c:6.2f}")
+    err = np.array([c / m - 1.0 for *_, m, c in meas])
+    print(
+        f"fit: WORK_FRANC_STEP {f / a:.2f}, WORK_SELECT {s / a:.2f}, WORK_RETRAIN {b / a:.2f}"
+        f" (in use: {loop.WORK_FRANC_STEP}, {loop.WORK_SELECT}, {loop.WORK_RETRAIN}); counted"
+        f" / measured ratio - 1: median {np.median(np.abs(err)):.0%}, worst"
+        f" {np.max(np.abs(err)):.0%}"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--grid", choices=["franc", "other"], default="franc")
@@ -195,6 +272,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--h-steps", type=lambda s: [int(v) for v in s.split(",")])
     ap.add_argument("--gamma", type=float, help="RBF: one gamma only")
     ap.add_argument("--bias-every", type=int, default=8, help="with --h-steps: b* every k steps")
+    ap.add_argument("--efficiency", choices=["cpu", "certified"], default="cpu")
+    ap.add_argument("--step-cost", action="store_true", help="fit the CPU counts' constants")
     args = ap.parse_args(argv)
     if args.datasets is None:
         args.datasets = OTHER_SETS if args.grid == "other" else FRANC_SETS
@@ -206,13 +285,16 @@ def main(argv: list[str] | None = None) -> None:
         if args.h_steps:
             h_steps(args)
             return
+        if args.step_cost:
+            step_cost()
+            return
         rows = []
         for name, s, X, y in splits(args):
             for kernel in args.kernels:
                 ps = settings(kernel, args.grid, args.rbf_every, args.C, args.gamma)
                 for p, K in grams(kernel, X, ps, args.grid == "other"):
                     rows.append({"data": name, "real.": s, "kernel": kernel, **p})
-                    rows[-1].update(one_setting(y, K, p["C"], args.tol))
+                    rows[-1].update(one_setting(y, K, p["C"], args.tol, args.efficiency))
                     print(
                         pd.DataFrame(rows[-1:]).to_string(
                             index=False, header=False, float_format=lambda v: f"{v:.4g}"

@@ -71,9 +71,10 @@ WORK_RETRAIN = 8.0
 SMO steps over all points of a full Gram matrix (selection, then the gradient update). The
 retrains count their CPU in these units, the same way on every machine, and the efficiency test
 of :func:`svmtune.solvers.exact_loo.exact_loo` weighs the two stops by it. The three constants
-are a least-squares fit to the CPU of the compiled retrains of 35 settings (heart, sonar,
-ionosphere, wdbc, banana, ringnorm; linear and RBF; C = 0.1 to 100): median error 10 %, worst
-27 % (``python benchmarks/franc_stop.py --step-cost``)."""
+come from a least-squares fit to the CPU of the compiled retrains of 35 settings (heart, sonar,
+ionosphere, wdbc, banana, ringnorm; linear and RBF; C = 0.1 to 100), which gave 1.86, 2.18 and
+6.34; with the rounded values the count's ratio of the two stops is off the measured one by 7 %
+(median), 36 % at worst (``python benchmarks/franc_stop.py --step-cost``)."""
 
 WORK_FRANC_STEP = 1.9
 """CPU of an SMO step under Franc's stop (selection, then the pass that also ascends H and
