@@ -26,9 +26,10 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   own, as the paper's Step 6 (a modified Improved SMO: ``B0(r)`` has no equality constraint, so
   one variable moves at a time, the one whose exact line search gains H most); each greedy step
   reads the kernel row of the variable it moves, counted. ``F`` at its best bias is a convex
-  piecewise-linear problem in ``b``, minimised at an order statistic (:func:`_kth_smallest`,
-  O(n)); the bound is tested before every SMO step, at the last best bias, recomputed when
-  :data:`EXACT_BIAS_EVERY` says.
+  piecewise-linear problem in ``b``, minimised at an order statistic (a quickselect, O(n);
+  :mod:`svmtune.solvers._franc_bound` holds the bound's pieces); the bound is tested before
+  every SMO step, at the last best bias, recomputed when :data:`EXACT_BIAS_EVERY` says. It can
+  come on after some steps (``franc_from``): H starts at the same point whatever the iterate.
 
 Cost: a step under Franc's stop is one pass over the points that updates ``G`` and ``u`` and
 writes the hinge losses and H's coordinate gains (no branch, no division, no floating-point
@@ -48,7 +49,15 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from svmtune.solvers._pair_step import TAU, add_pair, clipped_step, select_i, select_j
+from svmtune.solvers._franc_bound import (
+    greedy,
+    h_move,
+    h_start,
+    left_out_bias,
+    primal_best_b,
+    step_with_h,
+)
+from svmtune.solvers._pair_step import add_pair, clipped_step, select_i, select_j
 
 __all__ = ["CERTIFIED", "KKT", "MAX_ITER", "RetrainOptions", "retrain_one", "work_arrays"]
 
@@ -112,6 +121,12 @@ class RetrainOptions(NamedTuple):
     resume : bool
         Go on from the ``alpha`` and ``G`` in the work space (the eps-KKT stop only) instead of
         seeding from the full solution: the steps eps-KKT would make after a certified retrain.
+    franc_from : int
+        With ``franc``, the step from which Franc's stop is on (0: the whole retrain): a
+        retrain the eps-KKT stop ends sooner pays nothing for it.
+    save_at : int
+        Keep a copy of ``alpha``, ``G`` and the CPU count after this many steps (rows 8-10 of
+        the work space; -1: none): where an eps-KKT retrain would go on, on the shrinking SMO.
     """
 
     C: float
@@ -122,121 +137,16 @@ class RetrainOptions(NamedTuple):
     h_pays: bool
     bias_every: int
     resume: bool = False
+    franc_from: int = 0
+    save_at: int = -1
 
 
 def work_arrays(n: int) -> np.ndarray:
     """The work space of :func:`retrain_one`: rows ``alpha``, ``G`` (its outputs), ``beta``,
-    ``u``, ``z`` (also the hinge losses), H's curvatures ``q_t = k~_tt``, their inverses, and
-    H's coordinate gains."""
-    return np.empty((8, n))
-
-
-@njit(cache=True, nogil=True)
-def _kth_smallest(z, m, k):  # pragma: no cover - compiled
-    """The ``k``-th smallest of ``z[:m]`` (from 0), ``z[:m]`` partitioned around it: a
-    quickselect (median-of-three pivot, three-way partition) that compiles far faster than
-    numba's ``np.partition``."""
-    lo = 0
-    hi = m - 1
-    while lo < hi:
-        a = z[lo]
-        b = z[(lo + hi) // 2]
-        c = z[hi]
-        pivot = max(min(a, b), min(max(a, b), c))  # the median of the three
-        lt = lo
-        gt = hi
-        t = lo
-        while t <= gt:  # z[lo:lt] < pivot, z[lt:t] == pivot, z[gt+1:hi+1] > pivot
-            v = z[t]
-            if v < pivot:
-                z[t] = z[lt]
-                z[lt] = v
-                lt += 1
-                t += 1
-            elif v > pivot:
-                z[t] = z[gt]
-                z[gt] = v
-                gt -= 1
-            else:
-                t += 1
-        if k < lt:
-            hi = lt - 1
-        elif k > gt:
-            lo = gt + 1
-        else:
-            return pivot
-    return z[k]
-
-
-@njit(cache=True, nogil=True)
-def _bias(y, G, r, z):  # pragma: no cover - compiled
-    """The bias over all points but ``r``: the midpoint of the biases that minimise the primal
-    value at the current ``alpha`` (see :func:`svmtune.solvers.exact_loo.midpoint_biases`).
-
-    The hinge sum's slope in ``b`` is ``#{v_t < b} - P`` with ``v_t = -y_t G_t`` and ``P`` the
-    positives, so the minimisers are ``[v_(P), v_(P+1)]`` (order statistics)."""
-    n = y.shape[0]
-    m = 0
-    P = 0
-    for t in range(n):
-        if t == r:
-            continue
-        z[m] = -y[t] * G[t]
-        m += 1
-        if y[t] > 0.0:
-            P += 1
-    lo = _kth_smallest(z, np.int64(m), P - 1)  # typed: m is a literal 0 to numba
-    hi = np.inf
-    for t in range(P, m):
-        if z[t] < hi:
-            hi = z[t]
-    return 0.5 * (lo + hi)
-
-
-@njit(cache=True, nogil=True)
-def _primal_best_b(y, C, alpha, G, r, z):  # pragma: no cover - compiled
-    """``(F(alpha, b*), b*, alpha'Q alpha)``: the primal value without ``r`` at the bias that
-    minimises it, the bias, and the quadratic term.
-
-    ``F = 1/2 alpha'Q alpha + C sum_{t != r} max(0, 1 - y_t (g_t + b))`` with
-    ``g_t = y_t (G_t + 1)``. Its slope in ``b`` is ``C (#{z_t < b} - P)``, with ``z_t = y_t - g_t``
-    and ``P`` the positives, so ``b*`` is the ``P``-th smallest ``z``.
-    """
-    n = y.shape[0]
-    quad = 0.0
-    m = 0
-    P = 0
-    for t in range(n):
-        quad += alpha[t] * (G[t] + 1.0)
-        if t == r:
-            continue
-        z[m] = y[t] - y[t] * (G[t] + 1.0)
-        m += 1
-        if y[t] > 0.0:
-            P += 1
-    b = _kth_smallest(z, np.int64(m), P - 1)  # typed: m is a literal 0 to numba
-    loss = 0.0
-    for t in range(n):
-        if t == r:
-            continue
-        margin = 1.0 - y[t] * (y[t] * (G[t] + 1.0) + b)
-        if margin > 0.0:
-            loss += margin
-    return 0.5 * quad + C * loss, b, quad
-
-
-@njit(cache=True, nogil=True)
-def _h_delta(q, qinv, C, beta_t, w_t):  # pragma: no cover - compiled
-    """The move of ``beta_t`` that maximises H over it alone (box only), and H's gain, given
-    ``w_t = (Q~ beta)_t`` and its curvature ``q = k~_tt`` (``qinv = 1 / q``)."""
-    g = 1.0 - w_t
-    new = beta_t + g * qinv
-    if new < 0.0:
-        new = 0.0
-    elif new > C:
-        new = C
-    d = new - beta_t
-    return d, d * g - 0.5 * d * d * q
+    ``u``, ``z`` (also the hinge losses), H's curvatures ``q_t = k~_tt``, their inverses, H's
+    coordinate gains, and ``alpha``, ``G`` and (first entry) the CPU count as they were after
+    ``save_at`` steps (:class:`RetrainOptions`)."""
+    return np.empty((11, n))
 
 
 @njit(cache=True, nogil=True)
@@ -293,148 +203,6 @@ def _seed(K, y, C, alpha, G, r):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _h_start(K, diag, y, alpha_full, G_full, r, beta, u, q, qinv):  # pragma: no cover - compiled
-    """``beta`` = the full solution without ``r``, ``u = K (beta * y)``, ``S = y'beta``, H's
-    curvatures ``q_t = k~_tt`` (at least ``TAU``) and ``1 / q_t``; returns ``(H(beta), S)``. Then
-    ``w_t = (Q~ beta)_t = y_t (u_t - K_tr S - u_r + K_rr S)`` is O(1). One pass, no branch."""
-    n = y.shape[0]
-    Kr = K[r]
-    krr = diag[r]
-    ar = alpha_full[r]
-    yr = y[r]
-    S = -ar * yr  # since y'alpha_full = 0
-    ur = yr * (G_full[r] + 1.0) - ar * yr * krr
-    c0 = krr * S - ur
-    H = 0.0
-    for t in range(n):
-        bt = alpha_full[t]
-        beta[t] = bt
-        ut = y[t] * (G_full[t] + 1.0) - ar * yr * Kr[t]
-        u[t] = ut
-        qt = max(diag[t] - 2.0 * Kr[t] + krr, TAU)
-        q[t] = qt
-        qinv[t] = 1.0 / qt
-        H += bt * (1.0 - 0.5 * y[t] * (ut - Kr[t] * S + c0))
-    H -= ar * (1.0 - 0.5 * yr * (ur - krr * S + c0))  # beta_r = 0
-    beta[r] = 0.0
-    return H, S
-
-
-@njit(cache=True, nogil=True)
-def _step_with_h(
-    K, y, C, r, i, j, ci, cj, G, beta, u, q, qinv, S, H, b, best, track, hinge, gain
-):  # pragma: no cover - compiled
-    """One pass after the SMO step moved ``alpha_i, alpha_j`` by ``ci y_i, cj y_j``.
-
-    In it: ``G`` updated; H ascended on ``beta_i`` then ``beta_j`` (their rows are at hand) and
-    ``u`` with them; the hinge losses at the given bias ``b``, with what tells whether ``b``
-    still minimises the primal value (into ``track``: ``#{z_t < b}`` and ``#{z_t <= b}``, with
-    ``z_t = -y_t G_t``); and H's greedy coordinate (the variable whose exact line search gains H
-    most, into ``best``: variable, move, gain). The pass over the points has no branch and no
-    floating-point sum, so it compiles to vector code; the hinge sum (four partial sums, in a
-    fixed order) and the greedy coordinate are taken after it, from ``hinge`` and ``gain``.
-    Returns ``(H, S, the hinge sum)``."""
-    n = y.shape[0]
-    Kr = K[r]
-    krr = K[r, r]
-    Ki = K[i]
-    Kj = K[j]
-    ur = u[r]
-    wi = y[i] * (u[i] - Kr[i] * S - ur + krr * S)
-    di, gain_i = _h_delta(q[i], qinv[i], C, beta[i], wi)
-    beta[i] += di
-    ei = di * y[i]
-    S1 = S + ei  # u and S after the move of beta_i, for the move of beta_j
-    wj = y[j] * (u[j] + ei * Ki[j] - Kr[j] * S1 - (ur + ei * Ki[r]) + krr * S1)
-    dj, gain_j = _h_delta(q[j], qinv[j], C, beta[j], wj)
-    beta[j] += dj
-    ej = dj * y[j]
-    S = S1 + ej
-    ur = ur + ei * Ki[r] + ej * Kj[r]  # u_r after the pass
-    c0 = krr * S - ur
-    n_lt = 0
-    n_le = 0
-    for t in range(n):
-        kit = Ki[t]
-        kjt = Kj[t]
-        yt = y[t]
-        Gt = G[t] + yt * (ci * kit + cj * kjt)
-        G[t] = Gt
-        ut = u[t] + ei * kit + ej * kjt
-        u[t] = ut
-        z = -yt * Gt
-        hinge[t] = max(yt * (z - b), 0.0)
-        n_lt += z < b
-        n_le += z <= b
-        g = 1.0 - yt * (ut - Kr[t] * S + c0)
-        bt = beta[t]
-        d = min(max(bt + g * qinv[t], 0.0), C) - bt
-        gain[t] = d * (g - 0.5 * d * q[t])
-    zr = -y[r] * G[r]  # r counted above: taken out
-    n_lt -= zr < b
-    n_le -= zr <= b
-    hinge[r] = 0.0
-    gain[r] = 0.0
-    l0 = 0.0
-    l1 = 0.0
-    l2 = 0.0
-    l3 = 0.0
-    n4 = n - n % 4
-    for t in range(0, n4, 4):
-        l0 += hinge[t]
-        l1 += hinge[t + 1]
-        l2 += hinge[t + 2]
-        l3 += hinge[t + 3]
-    for t in range(n4, n):
-        l0 += hinge[t]
-    best_t = -1
-    best_gain = 0.0
-    for t in range(n):
-        if gain[t] > best_gain:
-            best_gain = gain[t]
-            best_t = t
-    best[0] = best_t
-    best[2] = best_gain
-    if best_t >= 0:
-        bt = beta[best_t]
-        g = 1.0 - y[best_t] * (u[best_t] - Kr[best_t] * S + c0)
-        best[1] = min(max(bt + g * qinv[best_t], 0.0), C) - bt
-    track[0] = n_lt
-    track[1] = n_le
-    return H + gain_i + gain_j, S, (l0 + l1) + (l2 + l3)
-
-
-@njit(cache=True, nogil=True)
-def _greedy(K, y, C, r, beta, u, q, qinv, S, best):  # pragma: no cover - compiled
-    """H's greedy coordinate at the current ``beta`` (into ``best``: variable, move, gain)."""
-    Kr = K[r]
-    krr = K[r, r]
-    ur = u[r]
-    best[0] = -1.0
-    best[2] = 0.0
-    for t in range(y.shape[0]):
-        if t == r:
-            continue
-        w = y[t] * (u[t] - Kr[t] * S - ur + krr * S)
-        d, gain = _h_delta(q[t], qinv[t], C, beta[t], w)
-        if gain > best[2]:
-            best[0] = t
-            best[1] = d
-            best[2] = gain
-
-
-@njit(cache=True, nogil=True)
-def _h_move(K, y, beta, u, t, d):  # pragma: no cover - compiled
-    """``beta_t += d`` and ``u += d y_t K[t]``; returns the change of ``S = y'beta``."""
-    beta[t] += d
-    e = d * y[t]
-    Kt = K[t]
-    for s in range(u.shape[0]):
-        u[s] += e * Kt[s]
-    return e
-
-
-@njit(cache=True, nogil=True)
 def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no cover - compiled
     """Retrain without ``r``; returns ``(decision at x_r, status, iterations, rows read, CPU)``
     and leaves the last ``alpha`` and ``G`` in ``work[0]`` and ``work[1]``. The CPU is counted in
@@ -446,7 +214,6 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
     goes on from the ``alpha`` and ``G`` left in ``work`` instead of the seeded start."""
     n = y.shape[0]
     C = opts.C
-    franc = opts.franc
     alpha = work[0]
     G = work[1]
     beta = work[2]
@@ -477,16 +244,21 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
     for t in range(n):
         if t != r and y[t] > 0.0:
             P += 1
-    if franc:
-        H, S = _h_start(K, diag, y, alpha_full, G_full, r, beta, u, q, qinv)
-        if alpha_full[r] <= 0.0:
-            rows += 1  # row r (read by the seeding otherwise)
-        F, b, quad = _primal_best_b(y, C, alpha, G, r, z)
-        cpu += WORK_SELECT
     iters = 0
     best = np.zeros(3)  # H's greedy coordinate: variable, move, gain
-    track = np.zeros(2)  # the pass's account of F around b (see _step_with_h)
+    track = np.zeros(2)  # the pass's account of F around b (see step_with_h)
+    franc = False  # Franc's stop on: from step opts.franc_from
     while True:
+        if opts.franc and iters == opts.franc_from:
+            # H starts at the full solution without r whatever the iterate: any beta in the box
+            # bounds the primal value of the classifiers through x_r from below
+            franc = True
+            H, S = h_start(K, diag, y, alpha_full, G_full, r, beta, u, q, qinv)
+            if alpha_full[r] <= 0.0 or iters > 0:
+                rows += 1  # row r (read by the seeding otherwise)
+            F, b, quad = primal_best_b(y, C, alpha, G, r, z)
+            cpu += WORK_SELECT
+            slack = np.inf
         # ---- working-set selection (LIBSVM's second order), all variables but r -------------
         gmax, i = select_i(y, Cv, alpha, G, n, r)
         j = -1
@@ -494,11 +266,16 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         if i >= 0:
             gmin, j = select_j(y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes)
         if i < 0 or j < 0 or gmax - gmin < opts.tol:
-            return yr * (G[r] + 1.0) + _bias(y, G, r, z), KKT, iters, rows, cpu
+            return yr * (G[r] + 1.0) + left_out_bias(y, G, r, z), KKT, iters, rows, cpu
         if franc and F < H - MARGIN * (abs(F) + abs(H)):
             return yr * (G[r] + 1.0) + b, CERTIFIED, iters, rows, cpu
         if iters >= opts.max_iter:
-            return yr * (G[r] + 1.0) + _bias(y, G, r, z), MAX_ITER, iters, rows, cpu
+            return yr * (G[r] + 1.0) + left_out_bias(y, G, r, z), MAX_ITER, iters, rows, cpu
+        if iters == opts.save_at:
+            for t in range(n):
+                work[8, t] = alpha[t]
+                work[9, t] = G[t]
+            work[10, 0] = cpu
         # ---- the two-variable update -------------------------------------------------------
         Ki = K[i]
         rows += 2
@@ -523,7 +300,7 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
                 + dj * dj * diag[j]
                 + 2.0 * di * dj * y[i] * y[j] * Ki[j]
             )
-            H, S, loss = _step_with_h(
+            H, S, loss = step_with_h(
                 K, y, C, r, i, j, ci, cj, G, beta, u, q, qinv, S, H, b, best, track, z, gain
             )
             F = 0.5 * quad + C * loss
@@ -533,7 +310,7 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
             if not (track[0] <= P and P <= track[1]):
                 if F - H < 2.0 * slack or (iters + 1) % opts.bias_every == 0:
                     F_at_b = F
-                    F, b, quad = _primal_best_b(y, C, alpha, G, r, z)
+                    F, b, quad = primal_best_b(y, C, alpha, G, r, z)
                     cpu += WORK_SELECT
                     slack = F_at_b - F
             closed = 0.5 * (closed - (F - H))
@@ -543,9 +320,9 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
                     break
                 if opts.h_pays and best[2] < closed:
                     break  # an SMO step closes more of the gap per kernel column
-                S += _h_move(K, y, beta, u, t, best[1])
+                S += h_move(K, y, beta, u, t, best[1])
                 H += best[2]
                 rows += t != i and t != j
                 if opts.h_steps > 1:
-                    _greedy(K, y, C, r, beta, u, q, qinv, S, best)
+                    greedy(K, y, C, r, beta, u, q, qinv, S, best)
         iters += 1

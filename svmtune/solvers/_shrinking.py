@@ -18,6 +18,7 @@ __all__ = [
     "PHASE",
     "RECHECK",
     "SIZE",
+    "SWEPT",
     "UNSHRUNK",
     "be_shrunk",
     "extremes",
@@ -37,7 +38,10 @@ PHASE = 3
 """``state[PHASE]``: 0 a new iteration starts, 1 a shrinking pass is due, 2 selecting a pair."""
 RECHECK = 4
 """``state[RECHECK]``: 1 right after the final unshrunk check (shrink again next iteration)."""
-N_STATE = 5
+SWEPT = 5
+"""``state[SWEPT]``: variables the iterations passed over (the active prefix's size, summed
+over iterations): the work of the passes, a count."""
+N_STATE = 6
 
 
 def new_state(m: int) -> np.ndarray:

@@ -43,6 +43,7 @@ from svmtune.solvers._shrinking import (
     PHASE,
     RECHECK,
     SIZE,
+    SWEPT,
     UNSHRUNK,
     extremes,
     new_state,
@@ -426,6 +427,7 @@ def smo_loop(
         next_gmax, next_pi = _add_pair_select_i(GS, st, Ki, Kj, ci, cj, size, order, whole)
         fused = True
         steps += 1
+        state[SWEPT] += size
         state[PHASE] = 0
     if packed:
         unpack(G, GP, order, size)

@@ -55,14 +55,10 @@ from svmtune._lazy import lazy_module
 from svmtune._validation import check_labels, check_n_jobs, check_positive, check_positive_int
 from svmtune._warnings import warn_not_converged
 from svmtune.solvers.kernel_rows import FullGram, KernelRows
-from svmtune.solvers.loo_bias import TIE, decision_scale, midpoint_biases
+from svmtune.solvers.loo_bias import decision_scale, midpoint_biases
+from svmtune.solvers.loo_passes import Retrains
 from svmtune.solvers.loo_retrains import (
-    FullGbar,
-    Measure,
     RetrainSetup,
-    refine,
-    retrain_rows,
-    retrain_shrinking,
 )
 from svmtune.solvers.smo import SMO, SMOResult, decision_from_gradient
 
@@ -85,13 +81,6 @@ Stopping = Literal["franc", "kkt"]
 _STOPPINGS = ("franc", "kkt")
 Efficiency = Literal["cpu", "certified"]
 _EFFICIENCIES = ("cpu", "certified")
-
-EARLY_POINTS = 3
-"""The efficiency test ends after its first ``EARLY_POINTS`` retrains when the eps-KKT stop
-would have cost less than :data:`EARLY_OFF` times Franc's CPU on them."""
-
-EARLY_OFF = 0.7
-"""See :data:`EARLY_POINTS`."""
 
 EFFICIENCY_POINTS = 10
 """The efficiency test: Franc's stop runs on the first ``M = 10`` retrained points (the paper's
@@ -131,9 +120,12 @@ class ExactLOOResult:
         under it), else ``stopping``.
     counts : dict
         ``settled_alpha_zero``, ``settled_misclassified``, ``retrained``, ``refined``
-        (retrains whose decision came within ``tol`` of zero and went on at tighter tolerances),
-        ``certified`` (retrains stopped by Franc's bound), ``under_franc`` (retrains run under
-        Franc's stop: all, or the first ``M`` when the efficiency test switched it off),
+        (retrains whose decision came within ``tol`` of zero and went on at tighter tolerances;
+        under ``"franc"`` Franc's bound comes on after
+        :data:`svmtune.solvers.loo_refine.REFINE_FRANC_AFTER` steps of each),
+        ``refined_certified`` (of them, stopped by the bound), ``certified`` (retrains stopped
+        by Franc's bound before any refinement), ``under_franc`` (retrains run under
+        Franc's stop: all, or those of the efficiency test when it switched it off),
         ``prec_percent`` (certified / under_franc, the paper's "Prec %"),
         ``efficiency_certified`` (of the first ``M`` points), ``max_iter_reached``,
         ``iterations`` (full solve + retrains + the efficiency test's eps-KKT continuations,
@@ -252,7 +244,7 @@ def exact_loo(
         cap=cap,
     )
     franc = stopping == "franc" and not by_rows
-    run = _Retrains(setup, todo, n)
+    run = Retrains(setup, todo, n)
     if todo.size:
         run.retrain(franc=franc, M=int(efficiency_points), n_jobs=n_jobs, efficiency=efficiency)
         run.refine_unsure(decision_scale(Cf, setup.diag) * tol)
@@ -265,7 +257,7 @@ def exact_loo(
             f"the KKT gap fell below tol={tol:g}; their decisions are the last iterate's",
             stacklevel=2,
         )
-    certified = int(np.sum(run.status == _exact_loo_loop.CERTIFIED))
+    certified = int(np.sum(run.status == _exact_loo_loop.CERTIFIED)) - run.n_refined_certified
     used = "franc" if franc and run.keep else "kkt"
     under_franc = int(todo.size if used == "franc" else run.tested)
     out_counts: dict[str, float] = {
@@ -273,6 +265,7 @@ def exact_loo(
         "settled_misclassified": int(np.sum(settled == MISCLASSIFIED)),
         "retrained": int(todo.size),
         "refined": run.n_refined,
+        "refined_certified": run.n_refined_certified,
         "certified": certified,
         "under_franc": under_franc,
         "prec_percent": 100.0 * certified / under_franc if under_franc else math.nan,
@@ -362,105 +355,3 @@ def _settle(
     wrong[mis] = True
     wrong[z0] = np.where(f0[z0] >= 0.0, 1.0, -1.0) != y[z0]
     return settled, wrong, decision
-
-
-class _Retrains:
-    """The retrains of one exact leave-one-out computation and what they found (per point)."""
-
-    def __init__(self, setup: RetrainSetup, todo: NDArray[np.int64], n: int) -> None:
-        self.setup = setup
-        self.todo = todo
-        self.decision = np.full(n, np.nan)
-        self.status = np.full(n, -1, dtype=np.int64)
-        self.iters = np.zeros(n, dtype=np.int64)
-        self.rows = np.zeros(n, dtype=np.int64)
-        self.gbar_full = FullGbar(setup.K, setup.y, setup.C, setup.full.alpha)
-        self.keep = False
-        self.eff_certified = -1
-        self.n_refined = 0
-        self.measured_steps = 0  # the efficiency test's eps-KKT continuations
-        self.measured_rows = 0
-        self.tested = 0  # retrains of the efficiency test
-        self.whole = False  # Franc's stop to the end of each retrain (the paper's test)
-
-    def _store(self, points: NDArray[np.int64], out: tuple[NDArray, ...]) -> None:
-        d, st, it, rw = out
-        self.decision[points], self.status[points] = d, st
-        self.iters[points] += it
-        self.rows[points] += rw
-
-    def retrain(self, *, franc: bool, M: int, n_jobs: int | None, efficiency: str) -> None:
-        """Every point of ``todo``; under Franc's stop the first ``M`` decide (the efficiency
-        test, :data:`EFFICIENCY_POINTS`) whether the rest keep it."""
-        setup, todo = self.setup, self.todo
-        rest = todo
-        self.whole = efficiency == "certified"
-        if franc:
-            rest = self._efficiency_test(todo, M, n_jobs)
-        if not rest.size:
-            return
-        if isinstance(setup.store, KernelRows):
-            store = setup.store
-            self._store(rest, retrain_rows(store, setup.solver, setup.y, setup.C, setup.full, rest))
-        else:
-            out = retrain_shrinking(
-                setup,
-                rest,
-                franc=franc and self.keep,
-                gbar_full=self.gbar_full,
-                n_jobs=n_jobs,
-                whole=self.whole,
-            )
-            self._store(rest, out)
-
-    def _efficiency_test(self, todo: NDArray[np.int64], M: int, n_jobs: int | None) -> NDArray:
-        """The first ``M`` points under Franc's stop; sets ``keep`` and returns the points left
-        to retrain. The paper's test (``whole``): at least half of them certified. Else their
-        CPU is measured against the eps-KKT stop's (:class:`Measure`), in two parts: the test
-        ends after the first :data:`EARLY_POINTS` when Franc clearly did not pay on them."""
-        measure = None if self.whole or todo.size <= M else Measure()
-        cut = M if self.whole else min(M, EARLY_POINTS)
-        done = 0
-        for part in (todo[:cut], todo[cut:M]):
-            if not part.size:
-                continue
-            out = retrain_shrinking(
-                self.setup,
-                part,
-                franc=True,
-                gbar_full=self.gbar_full,
-                n_jobs=n_jobs,
-                measure=measure,
-                whole=self.whole,
-            )
-            self._store(part, out)
-            done += part.size
-            if measure is not None:
-                measure.settle(self.setup)
-                if measure.kkt < EARLY_OFF * measure.franc:
-                    break
-        self.tested = done
-        self.eff_certified = int(np.sum(self.status[todo[:done]] == _exact_loo_loop.CERTIFIED))
-        if measure is None:
-            self.keep = 2 * self.eff_certified >= done
-        else:
-            self.keep = measure.pays()
-            self.measured_steps, self.measured_rows = measure.steps, measure.rows
-        return todo[done:]
-
-    def refine_unsure(self, band: float) -> None:
-        """Refine the eps-KKT decisions within ``band`` of zero; then call ties at zero.
-
-        A decision the eps-KKT stop left within ``tol x max(1, C max K_ii)`` of zero may lie on
-        either side of it at the optimum (an eps-KKT alpha can be C-sized away from the optimal
-        one along near-dependent kernel columns, and the left-out point is not among the points
-        whose violations the stop bounds): the retrain goes on at tighter tolerances until its
-        sign is certain."""
-        todo, dec, st = self.todo, self.decision, self.status
-        unsure = todo[(st[todo] == _exact_loo_loop.KKT) & (np.abs(dec[todo]) < band)]
-        self.n_refined = int(unsure.size)
-        if unsure.size:
-            self._store(unsure, refine(self.setup, unsure, dec[unsure], franc=self.keep))
-        tie = todo[(st[todo] != _exact_loo_loop.CERTIFIED)]
-        tie = tie[np.abs(dec[tie]) <= TIE * decision_scale(self.setup.C, self.setup.diag)]
-        dec[tie] = 0.0

@@ -1,19 +1,18 @@
 """The retrains of exact leave-one-out, and the bias and decision of a solution without a point.
 
 :func:`svmtune.solvers.exact_loo.exact_loo` decides which points to retrain; this module retrains
-them: on a full Gram matrix in the compiled loop (:mod:`svmtune.solvers._exact_loo_loop`): under
-Franc's stop there to the end, else handed to the shrinking SMO when not done in
-:data:`SHRINK_AFTER` steps (:func:`retrain_shrinking`); on a kernel-row cache with the SMO
-(:func:`retrain_rows`); and again at tighter tolerances when a left-out decision is within the
-tolerance of zero (:func:`refine`). :class:`RetrainSetup` holds what all of them share.
+them: on a full Gram matrix in the compiled loop (:mod:`svmtune.solvers._exact_loo_loop`), handed
+to the shrinking SMO when not done in :data:`SHRINK_AFTER` steps, or under Franc's stop there to
+the end (:func:`retrain_shrinking`); on a kernel-row cache with the SMO (:func:`retrain_rows`).
+The refinements at tighter tolerances are :mod:`svmtune.solvers.loo_refine`'s.
+:class:`RetrainSetup` holds what all of them share.
 """
 
 from __future__ import annotations
 
-import math
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,19 +32,18 @@ else:  # compiled code: loaded on first use (svmtune._lazy)
 
 __all__ = [
     "H_STEPS",
-    "Measure",
-    "REFINE_FACTOR",
-    "REFINE_FLOOR",
+    "Recorder",
     "SHRINK_AFTER",
     "TIE",
     "RetrainSetup",
     "decision_scale",
     "left_out_decision",
     "midpoint_biases",
-    "refine",
     "retrain_rows",
     "retrain_shrinking",
     "seed_without",
+    "shrinking_cpu",
+    "shrinking_run",
 ]
 
 SHRINK_AFTER = 200
@@ -145,6 +143,17 @@ def seed_without(
     return a
 
 
+class Recorder(Protocol):
+    """What records the retrains of an efficiency test
+    (:class:`svmtune.solvers.loo_efficiency.Measure`)."""
+
+    def record(
+        self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
+    ) -> None: ...
+
+    def record_handed_over(self, r: int, cpu: float, tail: float) -> None: ...
+
+
 class CountedGram(FullGram):
     """A view of one shared Gram matrix that counts the entries its gradient refreshes read.
 
@@ -201,7 +210,7 @@ def retrain_shrinking(
     franc: bool,
     gbar_full: FullGbar,
     n_jobs: int | None,
-    measure: Measure | None = None,
+    measure: Recorder | None = None,
     whole: bool = False,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """The retrains over one full Gram matrix: compiled, then on the shrinking SMO.
@@ -213,8 +222,8 @@ def retrain_shrinking(
     ``whole`` (and ``franc``) it stays in the compiled loop to its end instead (certified,
     eps-KKT or ``cap``): Franc's stop for the whole retrain, as the paper runs it.
 
-    With ``measure`` (under Franc's stop), each retrain's CPU and, when certified, its last
-    iterate are recorded (:class:`Measure`) for the efficiency test.
+    With ``measure`` (under Franc's stop), each retrain is recorded for the efficiency test
+    (:class:`svmtune.solvers.loo_efficiency.Measure`).
 
     Returns the decisions at the left-out points, their statuses, iterations and kernel rows
     read (``gbar_full`` counts the rows it reads, once for all retrains).
@@ -225,11 +234,8 @@ def retrain_shrinking(
     iters = np.empty(m, dtype=np.int64)
     rows = np.empty(m, dtype=np.int64)
     tol = float(setup.solver.tol)
-    opts = setup.options(
-        tol=tol,
-        franc=franc,
-        max_iter=setup.cap if franc and whole else min(SHRINK_AFTER, setup.cap),
-    )
+    last = setup.cap if franc and whole else min(SHRINK_AFTER, setup.cap)
+    opts = setup.options(tol=tol, franc=franc, max_iter=last)
 
     a_full = np.ascontiguousarray(setup.full.alpha)
     G_full = np.ascontiguousarray(setup.full.gradient)
@@ -242,14 +248,18 @@ def retrain_shrinking(
             d, st, it, rw, cpu = _exact_loo_loop.retrain_one(
                 setup.K, setup.diag, setup.y, a_full, G_full, r, opts, work
             )
-            if measure is not None:
-                measure.record(r, st, it, cpu, work)
             if st != _exact_loo_loop.MAX_ITER or it >= setup.cap:
                 dec[k], status[k], iters[k], rows[k] = d, st, it, rw
+                if measure is not None:
+                    measure.record(r, st, it, cpu, work)
                 continue
-            dec[k], status[k], more, extra = _finish_shrinking(setup, store, gbar_full, work, r, it)
+            dec[k], status[k], more, extra, tail = _finish_shrinking(
+                setup, store, gbar_full, work, r, it
+            )
             iters[k] = it + more
             rows[k] = rw + extra
+            if measure is not None:
+                measure.record_handed_over(r, cpu, tail)
 
     with quiet_max_iter():  # counted and reported once
         if n_jobs == 1 or m < 2:
@@ -266,81 +276,6 @@ def retrain_shrinking(
     return dec, status, iters, rows
 
 
-class Measure:
-    """What the eps-KKT stop would have cost on the retrains of the efficiency test.
-
-    Each retrain's CPU in the compiled loop (its first :data:`SHRINK_AFTER` steps: after them
-    both stops go on alike on the shrinking SMO) under Franc's stop and under the eps-KKT stop,
-    counted by the loop in eps-KKT steps (:data:`svmtune.solvers._exact_loo_loop.WORK_RETRAIN`).
-    A retrain Franc's bound did not certify made the eps-KKT stop's iterates, so its eps-KKT CPU
-    is its steps and the fixed cost. A certified one is kept where it was certified; :meth:`settle`
-    then continues such retrains under the eps-KKT stop alone, one after another, only as far as
-    it takes to show that Franc paid (the eps-KKT CPU passes Franc's), so the measurement costs at
-    most Franc's CPU on the retrains measured. ``steps`` and ``rows``: the
-    continuations' SMO steps and kernel rows (two per step), work the computation did.
-    """
-
-    def __init__(self) -> None:
-        self._franc: dict[int, float] = {}
-        self._kkt: dict[int, float] = {}
-        self._open: dict[int, tuple[NDArray[np.float64], int]] = {}
-        self.steps = 0
-        self.rows = 0
-        self._lock = threading.Lock()
-
-    @property
-    def franc(self) -> float:
-        """Franc's CPU over the retrains recorded."""
-        return math.fsum(self._franc[r] for r in sorted(self._franc))
-
-    @property
-    def kkt(self) -> float:
-        """The eps-KKT stop's CPU over them (a lower bound while some are left open)."""
-        return math.fsum(self._kkt[r] for r in sorted(self._kkt))
-
-    def record(
-        self,
-        r: int,
-        status: int,
-        steps: int,
-        cpu: float,
-        work: NDArray[np.float64],
-    ) -> None:
-        """A retrain (point ``r``) ended with ``status`` after ``steps`` steps and ``cpu``;
-        its last iterate is in ``work``."""
-        with self._lock:
-            self._franc[r] = cpu
-            self._kkt[r] = steps + _exact_loo_loop.WORK_RETRAIN
-            if status == _exact_loo_loop.CERTIFIED and steps < SHRINK_AFTER:
-                self._open[r] = (work[:2].copy(), steps)
-
-    def settle(self, setup: RetrainSetup) -> None:
-        """Continue the certified retrains (by point) under the eps-KKT stop until the eps-KKT
-        CPU passes Franc's or none is left open."""
-        tol = float(setup.solver.tol)
-        work = _exact_loo_loop.work_arrays(setup.y.shape[0])
-        for r in sorted(self._open):
-            short = self.franc - self.kkt
-            if short < 0.0:
-                return
-            state, done = self._open.pop(r)
-            work[:2] = state
-            budget = min(math.floor(short) + 1, SHRINK_AFTER - done)
-            opts = setup.options(tol=tol, franc=False, max_iter=budget)
-            _, status, more, _, cpu = _exact_loo_loop.retrain_one(
-                setup.K, setup.diag, setup.y, work[0], work[1], r, opts._replace(resume=True), work
-            )
-            self._kkt[r] += cpu
-            self.steps += int(more)
-            self.rows += 2 * int(more)
-            if status == _exact_loo_loop.MAX_ITER and done + more < SHRINK_AFTER:
-                self._open[r] = (work[:2].copy(), done + more)  # stopped by the budget
-
-    def pays(self) -> bool:
-        """Whether Franc's stop cost less CPU than the eps-KKT stop on the retrains measured."""
-        return self.kkt > self.franc
-
-
 def _finish_shrinking(
     setup: RetrainSetup,
     store: CountedGram,
@@ -348,12 +283,51 @@ def _finish_shrinking(
     work: NDArray[np.float64],
     r: int,
     done: int,
-) -> tuple[float, int, int, int]:
+) -> tuple[float, int, int, int, float]:
     """An eps-KKT retrain not done in ``SHRINK_AFTER`` steps, on from ``work[0]`` (alpha) and
-    ``work[1]`` (G) on the shrinking SMO: ``(decision, status, iterations, kernel rows)``."""
+    ``work[1]`` (G) on the shrinking SMO: ``(decision, status, iterations, kernel rows, CPU)``,
+    the CPU counted in eps-KKT steps (:func:`shrinking_cpu`)."""
+    n = setup.y.shape[0]
+    sr, moved = shrinking_run(setup, store, gbar_full, work[0], work[1], r, setup.cap - done)
+    read0 = store.read
+    sr.run()
+    status = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER
+    reads = -(-(store.read - read0) // n)
+    rows = int(moved + 2 * sr.iterations + reads)
+    cpu = shrinking_cpu(sr.swept, store.read - read0 + moved * n, n)
+    return left_out_decision(setup.y, sr.gradient, r), status, int(sr.iterations), rows, cpu
+
+
+WORK_SWEPT = 0.5
+"""CPU of the shrinking SMO per variable a step passes over, in eps-KKT steps of the compiled
+retrain loop per point (its passes read int8 statuses and fuse the next selection into the
+gradient update). Fitted with :data:`WORK_READ` to timed runs, ``python
+benchmarks/franc_stop.py --step-cost``."""
+
+WORK_READ = 0.3
+"""CPU of the shrinking SMO per kernel entry its gradient refreshes (and the bound's start)
+read, in the same units."""
+
+
+def shrinking_cpu(swept: int, reads: int, n: int) -> float:
+    """CPU of a run of the shrinking SMO in eps-KKT steps of the compiled loop over ``n``
+    points: ``swept`` variables passed over, ``reads`` kernel entries read."""
+    return (WORK_SWEPT * swept + WORK_READ * reads) / n
+
+
+def shrinking_run(
+    setup: RetrainSetup,
+    store: CountedGram,
+    gbar_full: FullGbar,
+    alpha: NDArray[np.float64],
+    G: NDArray[np.float64],
+    r: int,
+    max_iter: int,
+) -> tuple[SMORun, int]:
+    """The shrinking SMO of a retrain without ``r``, from ``alpha`` and ``G`` (updated in place),
+    and the kernel rows its start read (the variables that moved onto or off C)."""
     y, C, K = setup.y, setup.C, setup.K
     n = y.shape[0]
-    alpha, G = work[0], work[1]
     Cv = np.full(n, C)
     everyone = np.arange(n, dtype=np.int64)
     # the shrinking SMO's Gbar (the gradient part from variables at C) needs the rows of the
@@ -363,7 +337,6 @@ def _finish_shrinking(
     if moved.size:
         w = np.where(alpha[moved] >= C, C, -C) * y[moved]
         Gbar += y * (w @ K[moved])
-    read0 = store.read
     sr = SMORun(
         store,
         y,
@@ -373,7 +346,7 @@ def _finish_shrinking(
         everyone[everyone != r],
         tol=float(setup.solver.tol),
         second_order=setup.solver.selection == "second_order",
-        max_iter=setup.cap - done,
+        max_iter=max_iter,
         kernel_evals=0,
         shrinking=bool(setup.solver.shrinking),
         gbar=Gbar,
@@ -381,84 +354,7 @@ def _finish_shrinking(
     # a retrain starts next to its optimum: it shrinks after its first SHRINK_AFTER steps
     # (made in the compiled loop), not after min(n, 1000) as an SMO from scratch
     sr._state[_shrinking.COUNTER] = 1
-    sr.run()
-    status = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER
-    reads = -(-(store.read - read0) // n)
-    rows = int(moved.size + 2 * sr.iterations + reads)
-    return left_out_decision(y, sr.gradient, r), status, int(sr.iterations), rows
-
-
-REFINE_FACTOR = 1e-3
-"""Each refinement of an unsure left-out decision divides the KKT tolerance by 1000."""
-
-REFINE_FLOOR = 1e-12
-"""The tightest KKT tolerance a refinement asks for, relative to ``max(1, C max_i K_ii)`` (the
-size of the gradient's terms, whose round-off is about ``1e-16 n`` times it)."""
-
-
-def refine(
-    setup: RetrainSetup,
-    points: NDArray[np.int64],
-    previous: NDArray[np.float64],
-    *,
-    franc: bool,
-) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-    """Left-out decisions that the eps-KKT stop left within ``tol * decision_scale`` of zero,
-    made certain (``previous``: those decisions, at ``setup.solver.tol``).
-
-    Each point is retrained without it at tolerances ``tol * REFINE_FACTOR^k`` until Franc's
-    bound (when ``franc``) certifies its sign, or its decision lies farther from zero than the
-    tolerance times :func:`decision_scale` (``max(1, C max_i K_ii)``, the size of the
-    gradient's terms: an eps-KKT solution's decision at a point outside its training set is only
-    that accurate), or the tolerance reaches the floor (:data:`REFINE_FLOOR`). A refinement that
-    reaches ``setup.cap`` iterations before its tolerance (an ill-conditioned problem at a large
-    C) keeps the decision of the last tolerance reached: refining is as far as the solver gets."""
-    scale = decision_scale(setup.C, setup.diag)
-    m = points.shape[0]
-    dec = np.empty(m)
-    status = np.empty(m, dtype=np.int64)
-    iters = np.zeros(m, dtype=np.int64)
-    rows = np.zeros(m, dtype=np.int64)
-    with quiet_max_iter():  # counted and reported once
-        for k, r in enumerate(points):
-            dec[k], status[k], iters[k], rows[k] = _refine_one(
-                setup, int(r), float(previous[k]), scale, franc
-            )
-    return dec, status, iters, rows
-
-
-def _refine_one(
-    setup: RetrainSetup, r: int, last: float, scale: float, franc: bool
-) -> tuple[float, int, int, int]:
-    """One point of :func:`refine`: ``(decision, status, iterations, kernel rows)``."""
-    n = setup.y.shape[0]
-    floor = REFINE_FLOOR * scale
-    work = _exact_loo_loop.work_arrays(n)
-    start_a = np.ascontiguousarray(setup.full.alpha)
-    start_G = np.ascontiguousarray(setup.full.gradient)
-    t = float(setup.solver.tol)
-    iters = rows = 0
-    while True:
-        t = max(t * REFINE_FACTOR, floor)
-        if isinstance(setup.store, KernelRows):
-            evals0 = setup.store.kernel_evals
-            tight = SMO(tol=t, max_iter=setup.cap, check_kernel=False)
-            d, st, run = retrain_on_rows(tight, setup.store, setup.y, setup.C, start_a, r)
-            it, rw = run.iterations, -(-(setup.store.kernel_evals - evals0) // n)
-            start_a = run.alpha.copy()
-        else:
-            opts = setup.options(tol=t, franc=franc, max_iter=setup.cap)
-            d, st, it, rw, _ = _exact_loo_loop.retrain_one(
-                setup.K, setup.diag, setup.y, start_a, start_G, r, opts, work
-            )
-            start_a, start_G = work[0].copy(), work[1].copy()
-        iters += it
-        rows += rw
-        if st == _exact_loo_loop.MAX_ITER:
-            return last, _exact_loo_loop.KKT, iters, rows
-        last = d
-        if st != _exact_loo_loop.KKT or abs(d) >= t * scale or t <= floor:
-            return d, st, iters, rows
+    return sr, int(moved.size)
 
 
 def retrain_on_rows(

@@ -158,6 +158,12 @@ class SMORun:
         return self._G
 
     @property
+    def swept(self) -> int:
+        """Variables the iterations so far passed over (the active ones, summed over
+        iterations): the work of the loop's passes, a count the same on every machine."""
+        return int(self._state[_shrinking.SWEPT])
+
+    @property
     def n_active(self) -> int:
         """Variables the loop currently optimises (fewer than ``active`` once some are shrunk)."""
         return int(self._state[_shrinking.SIZE])

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmtune.solvers._exact_loo_loop import _kth_smallest
+from svmtune.solvers._franc_bound import kth_smallest
 from svmtune.solvers._pair_step import SNAP, TAU, add_pair, clipped_step, select_i, select_j
 
 
@@ -131,7 +131,7 @@ def test_kth_smallest_is_numpy_partition(z, data) -> None:
     m = data.draw(st.integers(1, arr.size))
     k = data.draw(st.integers(0, m - 1))
     work = arr.copy()
-    value = _kth_smallest(work, np.int64(m), np.int64(k))
+    value = kth_smallest(work, np.int64(m), np.int64(k))
     assert value == np.partition(arr[:m], k)[k] == work[k]
     assert np.all(work[:k] <= value) and np.all(work[k + 1 : m] >= value)
     assert sorted(work[:m]) == sorted(arr[:m]) and np.array_equal(work[m:], arr[m:])
