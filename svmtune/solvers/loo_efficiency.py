@@ -16,11 +16,12 @@ CPU is counted, not timed, so the choice is the same on every machine and every 
 compiled loop counts its steps in eps-KKT steps over all points
 (:data:`svmtune.solvers._exact_loo_loop.WORK_RETRAIN`), the shrinking SMO the variables its
 passes swept and the kernel entries it read (:func:`svmtune.solvers.loo_retrains.shrinking_cpu`).
-What the retrains did not run is measured, each only as far as it can still be the cheapest
-way: a retrain certified within the first steps goes on under the eps-KKT stop (in the compiled
-loop, then on the shrinking SMO) until it costs :data:`SPAN` times what Franc's did; a retrain
-handed over is run again under Franc's stop for the whole retrain until it costs ``SPAN`` times
-the cheaper of the other two ways.
+What the retrains did not run is measured only as far as the choice needs: the certified
+retrains go on under the eps-KKT stop (in the compiled loop, then on the shrinking SMO), one
+after another, until the eps-KKT stop has cost more than Franc's over all of them; then the
+handed-over retrains run again under Franc's stop to their end, until that has cost more than
+the cheaper of the other two ways. So measuring costs at most about what the retrains measured
+cost under Franc's stop, and no retrain's saving is cut short.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from svmtune.solvers.loo_retrains import (
     shrinking_cpu,
     shrinking_run,
 )
+from svmtune.solvers.smo_run import SMORun
 
 if TYPE_CHECKING:
     from svmtune.solvers import _exact_loo_loop
@@ -49,26 +51,24 @@ else:  # compiled code: loaded on first use (svmtune._lazy)
 
 __all__ = ["Measure"]
 
-SPAN = 2.0
-"""How far a way is measured on a retrain: until it costs ``SPAN`` times the way it is weighed
-against there (then it counts as that, a lower bound). Where one way saves more than that on a
-retrain, the test sees less than all of it; measuring costs at most about ``SPAN`` times what
-the retrains measured cost."""
-
 _CHUNK = 64
 """Steps of the shrinking SMO between two looks at the measurement's budget."""
 
 
 @dataclass
 class _Retrain:
-    """One measured retrain: the CPU of each way (``whole``: a lower bound while ``rerun``, and
-    when the rerun stopped at its budget; ``kkt``: a lower bound while ``state`` is set)."""
+    """One measured retrain: the CPU of each way so far. ``kkt`` is a lower bound while
+    ``state`` (a certified retrain's iterate in the compiled phase) or ``run`` (its shrinking
+    SMO) is open; ``whole`` while ``rerun`` (handed over: Franc's whole retrain to measure)."""
 
     short: float
     kkt: float
-    whole: float = math.inf
-    rerun: bool = False  # handed over: Franc's whole retrain is to be measured
-    state: NDArray[np.float64] | None = None  # a certified retrain's iterate, eps-KKT to measure
+    whole: float = 0.0
+    rerun: bool = False
+    state: NDArray[np.float64] | None = None
+    run: SMORun | None = None
+    moved: int = 0
+    read: int = 0
     done: int = 0  # eps-KKT steps made from the seeded start
 
 
@@ -95,7 +95,9 @@ class Measure:
         """A retrain (point ``r``) handed to the shrinking SMO after ``cpu`` in the compiled
         loop under Franc's stop, then ``tail`` there."""
         kkt = SHRINK_AFTER + _exact_loo_loop.WORK_RETRAIN + tail
-        self.retrains[r] = _Retrain(short=cpu + tail, kkt=kkt, rerun=True, done=SHRINK_AFTER)
+        self.retrains[r] = _Retrain(
+            short=cpu + tail, kkt=kkt, whole=cpu, rerun=True, done=SHRINK_AFTER
+        )
 
     def totals(self) -> dict[str, float]:
         """CPU of each way over the retrains recorded."""
@@ -103,17 +105,26 @@ class Measure:
         return {way: math.fsum(getattr(t, way) for t in rs) for way in ("kkt", "short", "whole")}
 
     def settle(self, setup: RetrainSetup, gbar_full: FullGbar) -> None:
-        """Measure what the retrains did not run, each as far as :data:`SPAN` says."""
+        """Measure what the retrains did not run, as far as the choice needs: the eps-KKT stop
+        on the certified retrains (in order) until it costs more than Franc's first steps did
+        over all, then Franc's whole retrain on the handed-over ones until it costs more than
+        the cheaper of the other two ways over all (or all of them are measured)."""
         work = _exact_loo_loop.work_arrays(setup.y.shape[0])
         store = CountedGram(setup.K, setup.diag)
         for r in sorted(self.retrains):
             t = self.retrains[r]
-            if t.state is not None:
-                self._kkt_after_certified(setup, gbar_full, store, r, t, work)
-            if t.rerun:
-                self._whole(setup, r, t, work)
+            short = self.totals()["short"] - self.totals()["kkt"]
+            if short < 0.0:
+                break
+            if t.state is not None or t.run is not None:
+                self._kkt(setup, gbar_full, store, r, t, work, budget=short)
+        for r in sorted(self.retrains):
+            t = self.retrains[r]
+            tot = self.totals()
+            if t.rerun and tot["whole"] < min(tot["kkt"], tot["short"]):
+                self._whole(setup, r, t, work, budget=min(tot["kkt"], tot["short"]) - tot["whole"])
 
-    def _kkt_after_certified(
+    def _kkt(
         self,
         setup: RetrainSetup,
         gbar_full: FullGbar,
@@ -121,50 +132,69 @@ class Measure:
         r: int,
         t: _Retrain,
         work: NDArray[np.float64],
+        budget: float,
     ) -> None:
-        """A certified retrain on under the eps-KKT stop (compiled loop, then shrinking SMO)
-        until it costs ``SPAN`` times what Franc's did."""
-        assert t.state is not None
-        work[:2] = t.state
-        t.state = None
-        budget = min(SHRINK_AFTER - t.done, math.floor(SPAN * t.short - t.kkt) + 1)
-        if budget > 0:
-            opts = setup.options(tol=float(setup.solver.tol), franc=False, max_iter=budget)
+        """A certified retrain on under the eps-KKT stop (compiled loop to the hand-over, then
+        the shrinking SMO) for at most ``budget`` more CPU; left open where it stops."""
+        spent = 0.0
+        if t.state is not None:
+            work[:2] = t.state
+            t.state = None
+            steps = min(SHRINK_AFTER - t.done, math.floor(budget) + 1)
+            opts = setup.options(tol=float(setup.solver.tol), franc=False, max_iter=steps)
             _, status, more, _, cpu = _exact_loo_loop.retrain_one(
                 setup.K, setup.diag, setup.y, work[0], work[1], r, opts._replace(resume=True), work
             )
             t.kkt += cpu
             t.done += int(more)
+            spent += cpu
             self._count(int(more), 0)
-            if status != _exact_loo_loop.MAX_ITER or t.done < SHRINK_AFTER:
-                return  # done, or dearer than SPAN times Franc
-        if t.kkt >= SPAN * t.short:
+            if status != _exact_loo_loop.MAX_ITER:
+                return  # the eps-KKT stop
+            if t.done < SHRINK_AFTER:
+                t.state = work[:2].copy()  # out of budget
+                return
+            t.run, t.moved = shrinking_run(
+                setup, store, gbar_full, work[0].copy(), work[1].copy(), r, setup.cap
+            )
+            t.read = store.read
+            self.rows += t.moved
+        sr = t.run
+        if sr is None:
             return
         n = setup.y.shape[0]
-        sr, moved = shrinking_run(setup, store, gbar_full, work[0], work[1], r, setup.cap)
-        read0 = store.read
-        while True:
+        while spent < budget:
+            steps0, swept0, read0 = sr.iterations, sr.swept, store.read
             sr.run(max_steps=_CHUNK)
-            tail = shrinking_cpu(sr.swept, store.read - read0 + moved * n, n)
-            if sr.converged or sr.iterations >= sr.max_iter or t.kkt + tail >= SPAN * t.short:
-                break
-        t.kkt += tail
-        self._count(int(sr.iterations), moved + -(-(store.read - read0) // n))
+            cpu = shrinking_cpu(sr.swept - swept0, store.read - read0, n)
+            t.kkt += cpu
+            spent += cpu
+            self._count(sr.iterations - steps0, -(-(store.read - read0) // n))
+            if sr.converged or sr.iterations >= sr.max_iter:
+                t.run = None
+                return
 
-    def _whole(self, setup: RetrainSetup, r: int, t: _Retrain, work: NDArray[np.float64]) -> None:
-        """A handed-over retrain again, under Franc's stop to its end, until it costs ``SPAN``
-        times the cheaper of the other two ways (then ``whole`` is that, a lower bound)."""
-        t.rerun = False
-        cheaper = min(t.kkt, t.short)
-        budget = SPAN * cheaper - _exact_loo_loop.WORK_RETRAIN - _exact_loo_loop.WORK_SELECT
-        steps = max(1, math.floor(budget / _exact_loo_loop.WORK_FRANC_STEP))
+    def _whole(
+        self,
+        setup: RetrainSetup,
+        r: int,
+        t: _Retrain,
+        work: NDArray[np.float64],
+        budget: float,
+    ) -> None:
+        """A handed-over retrain again under Franc's stop to its end, for at most ``budget``
+        CPU above what ``whole`` counts already (a lower bound while ``rerun``)."""
+        limit = t.whole + budget if math.isfinite(t.whole) else budget
+        base = _exact_loo_loop.WORK_RETRAIN + _exact_loo_loop.WORK_SELECT
+        steps = max(1, math.floor((limit - base) / _exact_loo_loop.WORK_FRANC_STEP) + 1)
         opts = setup.options(tol=float(setup.solver.tol), franc=True, max_iter=steps)
         a_full = np.ascontiguousarray(setup.full.alpha)
         G_full = np.ascontiguousarray(setup.full.gradient)
         _, status, more, rows, cpu = _exact_loo_loop.retrain_one(
             setup.K, setup.diag, setup.y, a_full, G_full, r, opts, work
         )
-        t.whole = cpu if status != _exact_loo_loop.MAX_ITER else max(cpu, SPAN * cheaper)
+        t.whole = cpu
+        t.rerun = status == _exact_loo_loop.MAX_ITER  # cut: a lower bound
         self._count(int(more), int(rows) - 2 * int(more))
 
     def _count(self, steps: int, extra_rows: int) -> None:
