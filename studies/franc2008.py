@@ -10,6 +10,11 @@ the time and kernel evaluations of "kkt", and the speed-up of "franc" over it, w
 
 What this study does, on two shared cores:
 
+- Franc's stop runs with the paper's efficiency test (``efficiency="certified"``: kept when at
+  least half of the first 10 retrains are certified, the bound then tested to the end of every
+  retrain), so that KerEval is the paper's; svmtune's default test weighs CPU instead
+  (``efficiency="cpu"``, docs/exact-loo.md);
+
 - data sets: the bundled Ratsch sets at their training sizes (``split="ratsch"``): banana,
   breast-cancer, diabetis, german, heart, image (1300 points), ringnorm, splice (1000 points),
   thyroid, titanic, twonorm (flare and waveform are not bundled);

@@ -81,6 +81,7 @@ NON_DEFAULT = {
         max_iter=10_000,
         n_jobs=2,
         efficiency_points=5,
+        efficiency="certified",
         memory_budget=2**20,
     ),
     "VNS": dict(
