@@ -25,8 +25,9 @@ Modes:
 - ``--efficiency cpu|certified``: the efficiency test of ``stopping="franc"`` (``cpu``, the
   default: Franc kept where it costs less CPU, retrains handed to the shrinking SMO after 200
   steps under either stop; ``certified``: the paper's, its bound to the end of every retrain);
-- ``--step-cost``: the constants of the CPU the compiled retrains count (``WORK_*`` in
-  ``svmtune/solvers/_exact_loo_loop.py``), fitted to timed retrains of 35 settings;
+- ``--step-cost``: the constants of the CPU the retrains count (``WORK_*`` in
+  ``svmtune/solvers/_exact_loo_loop.py``, fitted to timed compiled retrains of 35 settings, and
+  in ``svmtune/solvers/loo_retrains.py``, fitted to timed shrinking runs of 11);
 - ``--h-steps 0,1,2,-1,-2``: greedy steps on H per SMO step, compared on the compiled retrain
   loop (the points exact_loo retrains, one setting: ``--datasets``, ``--kernels``, ``--C``,
   ``--gamma``); ``h >= 0``: ``h`` steps, always; ``-h``: up to ``h`` steps, each only when it
@@ -260,6 +261,86 @@ def step_cost() -> None:
     )
 
 
+SHRINK_COST_CASES = [
+    ("heart", "linear", 1.0),
+    ("heart", "linear", 10.0),
+    ("sonar", "linear", 1.0),
+    ("ionosphere", "linear", 1.0),
+    ("wdbc", "linear", 1.0),
+    ("wdbc", "linear", 10.0),
+    ("ringnorm", "linear", 1.0),
+    ("banana", "rbf", 100.0),
+    ("german", "linear", 0.1),
+    ("heart", "rbf", 100.0),
+    ("banana", "rbf", 10.0),
+]
+
+
+def shrink_cost() -> None:
+    """The shrinking SMO's CPU count (``WORK_SWEPT``, ``WORK_READ`` in ``loo_retrains``), fitted.
+
+    For each case, up to 25 retrains are made in the compiled loop (eps-KKT, 200 steps) and,
+    when not done, timed on the shrinking SMO to their end; the time per point, in eps-KKT steps
+    of the compiled loop (timed on the same data), is fitted as ``WORK_SWEPT`` swept variables +
+    ``WORK_READ`` kernel entries read, per point (least squares, relative errors)."""
+    from svmtune.solvers import _exact_loo_loop as loop
+    from svmtune.solvers.loo_retrains import CountedGram, FullGbar, RetrainSetup, shrinking_run
+
+    rows = []
+    for name, kernel, C in SHRINK_COST_CASES:
+        X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
+        if name in OTHER_SETS:
+            X, y, _, _ = fischetti_split(X, y, seed=0)
+        gamma = 0.05 if name == "heart" else 1.0
+        p = (RBF() if kernel == "rbf" else Linear()).prepare(X)
+        K = np.ascontiguousarray(p.gram({"gamma": gamma} if kernel == "rbf" else {}))
+        n = y.size
+        full = SMO(tol=1e-3, check_kernel=False).solve(y, C=C, gram=K)
+        todo = np.flatnonzero(exact_loo(y, C=C, gram=K, full=full).settled_by == 2)[:25]
+        diag = np.ascontiguousarray(np.diag(K))
+        setup = RetrainSetup(None, K, diag, y, C, full, SMO(tol=1e-3, check_kernel=False), 10**8)  # type: ignore[arg-type]
+        a, G = np.ascontiguousarray(full.alpha), np.ascontiguousarray(full.gradient)
+        work = loop.work_arrays(n)
+        unit, _, _, _ = _timed_retrains(K, y, C, False, todo[:10])
+        steps = sum(
+            loop.retrain_one(
+                K, diag, y, a, G, int(r), setup.options(tol=1e-3, franc=False, max_iter=10**8), work
+            )[2]
+            for r in todo[:10]
+        )
+        unit /= max(steps, 1) * n  # seconds per eps-KKT step per point
+        gbar = FullGbar(K, y, C, full.alpha)
+        gbar.get()
+        secs = swept = reads = 0.0
+        opts = setup.options(tol=1e-3, franc=False, max_iter=200)
+        for r in todo:
+            st = loop.retrain_one(K, diag, y, a, G, int(r), opts, work)[1]
+            if st != loop.MAX_ITER:
+                continue
+            store = CountedGram(K, diag)
+            t0 = time.perf_counter()
+            sr, moved = shrinking_run(
+                setup, store, gbar, work[0].copy(), work[1].copy(), int(r), 10**8
+            )
+            sr.run()
+            secs += time.perf_counter() - t0
+            swept += sr.swept
+            reads += store.read + moved * n
+        if swept:
+            rows.append((name, kernel, C, secs / unit / n, swept / n, reads / n))
+    A = np.array([[r[4], r[5]] for r in rows])
+    B = np.array([r[3] for r in rows])
+    w = 1.0 / B
+    fit = np.linalg.lstsq(A * w[:, None], B * w, rcond=None)[0]
+    for (name, kernel, C, m, *_), pred in zip(rows, A @ fit, strict=True):
+        print(f"{name:11s} {kernel:6s} C={C:<6g} measured {m:9.0f}  counted {pred:9.0f}")
+    err = np.abs(A @ fit / B - 1.0)
+    print(
+        f"fit: WORK_SWEPT {fit[0]:.2f}, WORK_READ {fit[1]:.2f}; counted / measured - 1: median"
+        f" {np.median(err):.0%}, worst {np.max(err):.0%}"
+    )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--grid", choices=["franc", "other"], default="franc")
@@ -287,6 +368,7 @@ def main(argv: list[str] | None = None) -> None:
             return
         if args.step_cost:
             step_cost()
+            shrink_cost()
             return
         rows = []
         for name, s, X, y in splits(args):

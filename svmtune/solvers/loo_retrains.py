@@ -300,10 +300,11 @@ def _finish_shrinking(
 
 WORK_SWEPT = 3.0
 """CPU of the shrinking SMO per variable a step passes over, in eps-KKT steps of the compiled
-retrain loop per point. Fitted with :data:`WORK_READ` (2.96 and 2.33) to the timed shrinking
-runs of the retrains of 11 settings (heart, sonar, ionosphere, wdbc, ringnorm, german, banana;
-linear and RBF kernels), errors within 41 % (``python benchmarks/franc_stop.py --step-cost``):
-a shrunk step costs far more per variable than an unshrunk one, but passes over far fewer."""
+retrain loop per point. Fitted with :data:`WORK_READ` to the timed shrinking runs of the
+retrains of 11 settings (heart, sonar, ionosphere, wdbc, ringnorm, german, banana; linear and
+RBF kernels): 2.75-2.96 and 2.33-3.54 over two runs, the count off the time by 26 % in the
+median, 45 % at worst (``python benchmarks/franc_stop.py --step-cost``). A shrunk step costs
+far more per variable than an unshrunk one, but passes over far fewer."""
 
 WORK_READ = 2.3
 """CPU of the shrinking SMO per kernel entry its gradient refreshes (and its start) read, in
