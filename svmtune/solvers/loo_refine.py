@@ -16,7 +16,7 @@ from svmtune._lazy import lazy_module
 from svmtune._warnings import quiet_max_iter
 from svmtune.solvers.kernel_rows import KernelRows
 from svmtune.solvers.loo_bias import decision_scale
-from svmtune.solvers.loo_retrains import RetrainSetup, retrain_on_rows
+from svmtune.solvers.loo_retrains import RetrainSetup, outputs, retrain_on_rows
 from svmtune.solvers.smo import SMO
 
 if TYPE_CHECKING:
@@ -62,10 +62,7 @@ def refine(
     C) keeps the decision of the last tolerance reached: refining is as far as the solver gets."""
     scale = decision_scale(setup.C, setup.diag)
     m = points.shape[0]
-    dec = np.empty(m)
-    status = np.empty(m, dtype=np.int64)
-    iters = np.zeros(m, dtype=np.int64)
-    rows = np.zeros(m, dtype=np.int64)
+    dec, status, iters, rows = outputs(m)
     with quiet_max_iter():  # counted and reported once
         for k, r in enumerate(points):
             dec[k], status[k], iters[k], rows[k] = _refine_one(

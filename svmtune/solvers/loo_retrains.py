@@ -41,6 +41,7 @@ __all__ = [
     "midpoint_biases",
     "retrain_rows",
     "retrain_shrinking",
+    "outputs",
     "seed_without",
     "shrinking_cpu",
     "shrinking_run",
@@ -143,6 +144,19 @@ def seed_without(
     return a
 
 
+def outputs(
+    m: int,
+) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+    """What the retrains of ``m`` points return: decisions, statuses, iterations, kernel rows
+    (zeros)."""
+    return (
+        np.zeros(m),
+        np.zeros(m, dtype=np.int64),
+        np.zeros(m, dtype=np.int64),
+        np.zeros(m, dtype=np.int64),
+    )
+
+
 class Recorder(Protocol):
     """What records the retrains of an efficiency test
     (:class:`svmtune.solvers.loo_efficiency.Measure`)."""
@@ -229,10 +243,7 @@ def retrain_shrinking(
     read (``gbar_full`` counts the rows it reads, once for all retrains).
     """
     m = points.shape[0]
-    dec = np.empty(m)
-    status = np.empty(m, dtype=np.int64)
-    iters = np.empty(m, dtype=np.int64)
-    rows = np.empty(m, dtype=np.int64)
+    dec, status, iters, rows = outputs(m)
     tol = float(setup.solver.tol)
     last = setup.cap if franc and whole else min(SHRINK_AFTER, setup.cap)
     opts = setup.options(tol=tol, franc=franc, max_iter=last)
@@ -389,10 +400,7 @@ def retrain_rows(
     """The eps-KKT retrains on a kernel-row cache (sequential; the cache is shared)."""
     m = points.shape[0]
     n = y.shape[0]
-    dec = np.empty(m)
-    status = np.empty(m, dtype=np.int64)
-    iters = np.empty(m, dtype=np.int64)
-    rows = np.empty(m, dtype=np.int64)
+    dec, status, iters, rows = outputs(m)
     with quiet_max_iter():  # counted and reported once
         for k, r in enumerate(points):
             dec[k], status[k], run = retrain_on_rows(solver, store, y, C, full.alpha, int(r))
