@@ -124,9 +124,6 @@ class RetrainOptions(NamedTuple):
     franc_from : int
         With ``franc``, the step from which Franc's stop is on (0: the whole retrain): a
         retrain the eps-KKT stop ends sooner pays nothing for it.
-    save_at : int
-        Keep a copy of ``alpha``, ``G`` and the CPU count after this many steps (rows 8-10 of
-        the work space; -1: none): where an eps-KKT retrain would go on, on the shrinking SMO.
     """
 
     C: float
@@ -138,15 +135,13 @@ class RetrainOptions(NamedTuple):
     bias_every: int
     resume: bool = False
     franc_from: int = 0
-    save_at: int = -1
 
 
 def work_arrays(n: int) -> np.ndarray:
     """The work space of :func:`retrain_one`: rows ``alpha``, ``G`` (its outputs), ``beta``,
-    ``u``, ``z`` (also the hinge losses), H's curvatures ``q_t = k~_tt``, their inverses, H's
-    coordinate gains, and ``alpha``, ``G`` and (first entry) the CPU count as they were after
-    ``save_at`` steps (:class:`RetrainOptions`)."""
-    return np.empty((11, n))
+    ``u``, ``z`` (also the hinge losses), H's curvatures ``q_t = k~_tt``, their inverses, and
+    H's coordinate gains."""
+    return np.empty((8, n))
 
 
 @njit(cache=True, nogil=True)
@@ -271,11 +266,6 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
             return yr * (G[r] + 1.0) + b, CERTIFIED, iters, rows, cpu
         if iters >= opts.max_iter:
             return yr * (G[r] + 1.0) + left_out_bias(y, G, r, z), MAX_ITER, iters, rows, cpu
-        if iters == opts.save_at:
-            for t in range(n):
-                work[8, t] = alpha[t]
-                work[9, t] = G[t]
-            work[10, 0] = cpu
         # ---- the two-variable update -------------------------------------------------------
         Ki = K[i]
         rows += 2
@@ -305,8 +295,8 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
             )
             F = 0.5 * quad + C * loss
             # F at b is exact when b still minimises it; else an upper bound, made exact by a
-            # quickselect every bias_every steps, or sooner when the last one lowered F by
-            # more than F - H is now (the bound may then hold at the best bias)
+            # quickselect every bias_every steps, or sooner when F - H is now below twice what
+            # the last one lowered F by (the bound may then hold at the best bias)
             if not (track[0] <= P and P <= track[1]):
                 if F - H < 2.0 * slack or (iters + 1) % opts.bias_every == 0:
                     F_at_b = F
