@@ -67,8 +67,6 @@ class _Retrain:
     rerun: bool = False
     state: NDArray[np.float64] | None = None
     run: SMORun | None = None
-    moved: int = 0
-    read: int = 0
     done: int = 0  # eps-KKT steps made from the seeded start
 
 
@@ -79,6 +77,7 @@ class Measure:
     retrains: dict[int, _Retrain] = field(default_factory=dict)
     steps: int = 0
     rows: int = 0
+    store: CountedGram | None = None  # the Gram matrix the shrinking runs read, counted
 
     def record(
         self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
@@ -110,14 +109,16 @@ class Measure:
         over all, then Franc's whole retrain on the handed-over ones until it costs more than
         the cheaper of the other two ways over all (or all of them are measured)."""
         work = _exact_loo_loop.work_arrays(setup.y.shape[0])
-        store = CountedGram(setup.K, setup.diag)
+        if self.store is None:  # one for all calls: an open shrinking run reads through it
+            self.store = CountedGram(setup.K, setup.diag)
+        store = self.store
         for r in sorted(self.retrains):
             t = self.retrains[r]
-            short = self.totals()["short"] - self.totals()["kkt"]
-            if short < 0.0:
+            tot = self.totals()
+            if tot["short"] < tot["kkt"]:
                 break
             if t.state is not None or t.run is not None:
-                self._kkt(setup, gbar_full, store, r, t, work, budget=short)
+                self._kkt(setup, gbar_full, store, r, t, work, budget=tot["short"] - tot["kkt"])
         for r in sorted(self.retrains):
             t = self.retrains[r]
             tot = self.totals()
@@ -154,11 +155,10 @@ class Measure:
             if t.done < SHRINK_AFTER:
                 t.state = work[:2].copy()  # out of budget
                 return
-            t.run, t.moved = shrinking_run(
+            t.run, moved = shrinking_run(
                 setup, store, gbar_full, work[0].copy(), work[1].copy(), r, setup.cap
             )
-            t.read = store.read
-            self.rows += t.moved
+            self.rows += moved
         sr = t.run
         if sr is None:
             return
@@ -184,7 +184,7 @@ class Measure:
     ) -> None:
         """A handed-over retrain again under Franc's stop to its end, for at most ``budget``
         CPU above what ``whole`` counts already (a lower bound while ``rerun``)."""
-        limit = t.whole + budget if math.isfinite(t.whole) else budget
+        limit = t.whole + budget
         base = _exact_loo_loop.WORK_RETRAIN + _exact_loo_loop.WORK_SELECT
         steps = max(1, math.floor((limit - base) / _exact_loo_loop.WORK_FRANC_STEP) + 1)
         opts = setup.options(tol=float(setup.solver.tol), franc=True, max_iter=steps)
