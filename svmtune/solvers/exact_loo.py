@@ -32,10 +32,11 @@ sign at ``x_r``, so the sign is the optimum's and the retrain stops there. H sta
 solution without ``r``, below ``F``, so the certificate fires after some steps, not at the
 seeded start: on linear kernels and large ``C`` long before the eps-KKT stop (the retrain needs
 many steps, H few), on easy retrains (a few dozen steps) often not at all. Each greedy step reads
-one kernel column (counted). An efficiency test switches it off for the rest when it did not
-pay on the first ``M = 10`` retrains: each certified one goes on under the eps-KKT stop alone
-(capped) to learn the steps it saved, and Franc's steps are weighed at their CPU, about twice an
-eps-KKT step's (:data:`EFFICIENCY_POINTS`; the paper's test counts certificates instead).
+one kernel column (counted). An efficiency test on the first ``M = 10`` retrains decides how
+the rest run: by default the way that cost least CPU on them (the eps-KKT stop, Franc's stop
+for the first steps only, or Franc's stop to the end of each retrain), what they did not run
+measured as far as the choice needs (:mod:`svmtune.solvers.loo_efficiency`); or, as the paper,
+Franc's stop kept when half of them were certified (:data:`EFFICIENCY_POINTS`).
 
 A decision the eps-KKT stop leaves within ``tol`` of zero (check 1 or a retrain) is not trusted:
 that retrain goes on at tolerances 1000 times tighter (Franc's bound on under ``"franc"``) until
@@ -46,7 +47,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -80,12 +81,12 @@ __all__ = [
 Stopping = Literal["franc", "kkt"]
 _STOPPINGS = ("franc", "kkt")
 Efficiency = Literal["cpu", "certified"]
-_EFFICIENCIES = ("cpu", "certified")
+_EFFICIENCIES = get_args(Efficiency)
 
 EFFICIENCY_POINTS = 10
 """The efficiency test: Franc's stop runs on the first ``M = 10`` retrained points (the paper's
 ``M``) and is kept for the rest only when it cost less than the eps-KKT stop on them
-(:class:`svmtune.solvers.loo_retrains.Measure`). The paper keeps it when at least half of them
+(:class:`svmtune.solvers.loo_efficiency.Measure`). The paper keeps it when at least half of them
 were certified; with the Gram matrix in memory a kernel column costs nothing to read, a step
 under Franc's stop costs about twice an eps-KKT step, and a certificate that saves fewer steps
 than that costs CPU (RBF kernel, large C: retrains certified late)."""
@@ -194,12 +195,14 @@ def exact_loo(
     efficiency_points : int, default 10
         ``M`` of the efficiency test (see :data:`EFFICIENCY_POINTS`).
     efficiency : {"cpu", "certified"}, default "cpu"
-        The efficiency test (:data:`EFFICIENCY_POINTS`): keep Franc's stop when it cost less CPU
-        than the eps-KKT stop on the first ``M`` retrains, each retrain handed to the shrinking
-        SMO after :data:`svmtune.solvers.loo_retrains.SHRINK_AFTER` steps under either stop
-        (``"cpu"``); or, as the paper, keep it when at least half of them were certified, its
-        bound then tested to the end of every retrain (``"certified"``: fewer kernel columns
-        read, the paper's KerEval, at more CPU where retrains are long).
+        The efficiency test (:data:`EFFICIENCY_POINTS`): run the rest the way that cost least
+        CPU on the first ``M`` retrains: the eps-KKT stop, Franc's stop for the first
+        :data:`svmtune.solvers.loo_retrains.SHRINK_AFTER` steps then the shrinking SMO, or
+        Franc's stop to the end of each retrain (``"cpu"``,
+        :mod:`svmtune.solvers.loo_efficiency`); or, as the paper, keep Franc's stop when at
+        least half of them were certified, its bound then tested to the end of every retrain
+        (``"certified"``: fewer kernel columns read, the paper's KerEval, at more CPU where
+        retrains are long).
     full : SMOResult, optional
         The solution on all points at this ``C`` and Gram matrix, if already at hand.
 
