@@ -228,9 +228,16 @@ def _check_random_problem(X, y, C, gamma, *, drawn: bool = True) -> None:
         assert converged
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
-        for stopping in ("franc", "kkt"):
-            res = exact_loo(y, C=C, gram=K, stopping=stopping)
-            _assert_agrees(res, y, dec, f"C={C!r} gamma={gamma!r} {stopping}")
+        # the default CPU test (with M = 2 its measurement runs on small problems too), the
+        # paper's test (Franc's bound to the end of every retrain) and the eps-KKT stop
+        for label, options in (
+            ("franc", {"stopping": "franc"}),
+            ("franc cpu M=2", {"stopping": "franc", "efficiency_points": 2}),
+            ("franc certified", {"stopping": "franc", "efficiency": "certified"}),
+            ("kkt", {"stopping": "kkt"}),
+        ):
+            res = exact_loo(y, C=C, gram=K, **options)
+            _assert_agrees(res, y, dec, f"C={C!r} gamma={gamma!r} {label}")
             assert res.error == np.mean(loo_wrong(y, dec))
 
 
