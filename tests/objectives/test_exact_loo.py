@@ -136,6 +136,7 @@ def test_bad_input(heart) -> None:
         ({"stopping": "fast"}, "stopping must be one of"),
         ({"n_jobs": 0}, "n_jobs must be a non-zero integer or None; got 0"),
         ({"efficiency_points": 0}, "efficiency_points must be a positive integer; got 0"),
+        ({"efficiency": "fast"}, "efficiency must be one of .*got 'fast'"),
         ({"tol": -1.0}, "tol"),
     ],
 )
