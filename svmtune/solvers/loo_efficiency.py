@@ -22,6 +22,16 @@ after another, until the eps-KKT stop has cost more than Franc's over all of the
 handed-over retrains run again under Franc's stop to their end, until that has cost more than
 the cheaper of the other two ways. So measuring costs at most about what the retrains measured
 cost under Franc's stop, and no retrain's saving is cut short.
+
+Where the ways cost about the same, measuring them costs more than any choice saves, and the
+counts are only as good as their fitted constants. So a way under Franc's stop is taken only
+where it is cheaper by :data:`MARGIN`; what the test spends beyond the eps-KKT stop (the
+measuring, and Franc's first steps where the eps-KKT stop was cheaper) is held to
+:data:`OVERHEAD` of the CPU all retrains are projected to cost (Franc's whole retrains are
+measured again only within it, and the test takes no more retrains once the next part would
+overrun it: :func:`svmtune.solvers.loo_passes.efficiency_parts`); and a choice the budget leaves
+open falls to the eps-KKT stop (Franc's whole retrain is taken only where measured to the end on
+every retrain measured).
 """
 
 from __future__ import annotations
@@ -49,7 +59,17 @@ if TYPE_CHECKING:
 else:  # compiled code: loaded on first use (svmtune._lazy)
     _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
 
-__all__ = ["Measure"]
+__all__ = ["MARGIN", "OVERHEAD", "Measure"]
+
+MARGIN = 0.2
+"""A way under Franc's stop is taken only where its counted CPU times ``1 + MARGIN`` is below
+the eps-KKT stop's: the counts' constants are fitted to timed runs within about 10-40 %
+(``python benchmarks/franc_stop.py --step-cost``), and a near tie is not worth the bound's
+risk."""
+
+OVERHEAD = 0.03
+"""The share of the projected CPU of all retrains (:meth:`Measure.allowance`) that the CPU test
+may spend beyond what the eps-KKT stop costs on the retrains it measures."""
 
 _CHUNK = 64
 """Steps of the shrinking SMO between two looks at the measurement's budget."""
@@ -78,6 +98,7 @@ class Measure:
     steps: int = 0
     rows: int = 0
     store: CountedGram | None = None  # the Gram matrix the shrinking runs read, counted
+    spent: float = 0.0  # CPU of the measuring (eps-KKT continuations, Franc's reruns)
 
     def record(
         self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
@@ -103,11 +124,29 @@ class Measure:
         rs = [self.retrains[r] for r in sorted(self.retrains)]
         return {way: math.fsum(getattr(t, way) for t in rs) for way in ("kkt", "short", "whole")}
 
-    def settle(self, setup: RetrainSetup, gbar_full: FullGbar) -> None:
+    def overhead(self) -> float:
+        """CPU spent beyond the eps-KKT stop: the measuring, and Franc's first steps on the
+        retrains where the eps-KKT stop was cheaper (as far as measured)."""
+        over = math.fsum(max(0.0, t.short - t.kkt) for t in self.retrains.values())
+        return self.spent + over
+
+    def allowance(self, todo: int) -> float:
+        """What the test may spend beyond the eps-KKT stop over ``todo`` retrains in all:
+        :data:`OVERHEAD` times their projected CPU (``todo`` times the mean over the retrains
+        recorded of the cheaper of the eps-KKT stop, as far as measured, and the way they
+        ran)."""
+        if not self.retrains:
+            return 0.0
+        mean = math.fsum(min(t.kkt, t.short) for t in self.retrains.values()) / len(self.retrains)
+        return OVERHEAD * todo * mean
+
+    def settle(self, setup: RetrainSetup, gbar_full: FullGbar, *, todo: int) -> None:
         """Measure what the retrains did not run, as far as the choice needs: the eps-KKT stop
         on the certified retrains (in order) until it costs more than Franc's first steps did
-        over all, then Franc's whole retrain on the handed-over ones until it costs more than
-        the cheaper of the other two ways over all (or all of them are measured)."""
+        over all by :data:`MARGIN` (what it costs beyond them is the saving it confirms); then,
+        as long as :meth:`overhead` stays within the :meth:`allowance` of ``todo`` retrains,
+        Franc's whole retrain on the handed-over ones until it costs more than the cheaper of
+        the other two ways over all (or all of them are measured)."""
         work = _exact_loo_loop.work_arrays(setup.y.shape[0])
         if self.store is None:  # one for all calls: an open shrinking run reads through it
             self.store = CountedGram(setup.K, setup.diag)
@@ -115,15 +154,20 @@ class Measure:
         for r in sorted(self.retrains):
             t = self.retrains[r]
             tot = self.totals()
-            if tot["short"] < tot["kkt"]:
+            bar = (1.0 + MARGIN) * tot["short"]
+            if bar < tot["kkt"]:
                 break
             if t.state is not None or t.run is not None:
-                self._kkt(setup, gbar_full, store, r, t, work, budget=tot["short"] - tot["kkt"])
+                self._kkt(setup, gbar_full, store, r, t, work, budget=bar - tot["kkt"])
+        allowance = self.allowance(todo)
         for r in sorted(self.retrains):
             t = self.retrains[r]
             tot = self.totals()
-            if t.rerun and tot["whole"] < min(tot["kkt"], tot["short"]):
-                self._whole(setup, r, t, work, budget=min(tot["kkt"], tot["short"]) - tot["whole"])
+            left = allowance - self.overhead()
+            best = min(tot["kkt"] / (1.0 + MARGIN), tot["short"])
+            if t.rerun and tot["whole"] < best and left > t.whole:
+                need = best - tot["whole"]
+                self._whole(setup, r, t, work, budget=min(need, left - t.whole))
 
     def _kkt(
         self,
@@ -149,6 +193,7 @@ class Measure:
             t.kkt += cpu
             t.done += int(more)
             spent += cpu
+            self.spent += cpu
             self._count(int(more), 0)
             if status != _exact_loo_loop.MAX_ITER:
                 return  # the eps-KKT stop
@@ -169,6 +214,7 @@ class Measure:
             cpu = shrinking_cpu(sr.swept - swept0, store.read - read0, n)
             t.kkt += cpu
             spent += cpu
+            self.spent += cpu
             self._count(sr.iterations - steps0, -(-(store.read - read0) // n))
             if sr.converged or sr.iterations >= sr.max_iter:
                 t.run = None
@@ -194,6 +240,7 @@ class Measure:
             setup.K, setup.diag, setup.y, a_full, G_full, r, opts, work
         )
         t.whole = cpu
+        self.spent += cpu
         t.rerun = status == _exact_loo_loop.MAX_ITER  # cut: a lower bound
         self._count(int(more), int(rows) - 2 * int(more))
 
@@ -203,8 +250,13 @@ class Measure:
         self.rows += 2 * steps + extra_rows
 
     def choice(self) -> str:
-        """``"kkt"``, ``"short"`` or ``"whole"``: the way that cost least (eps-KKT on a tie)."""
+        """``"kkt"``, ``"short"`` or ``"whole"``: the way that cost least (eps-KKT on a tie).
+        The eps-KKT stop's CPU is a lower bound where its measuring was cut, so ``"short"`` is
+        taken only where it was cheaper all the same; ``"whole"`` only where measured to the
+        end of every retrain (a cut rerun's CPU is a lower bound too)."""
         tot = self.totals()
-        if tot["whole"] < min(tot["kkt"], tot["short"]):
+        whole_known = not any(t.rerun for t in self.retrains.values())
+        bar = tot["kkt"] / (1.0 + MARGIN)
+        if whole_known and tot["whole"] < min(bar, tot["short"]):
             return "whole"
-        return "short" if tot["short"] < tot["kkt"] else "kkt"
+        return "short" if tot["short"] < bar else "kkt"

@@ -21,14 +21,33 @@ if TYPE_CHECKING:
 else:  # compiled code: loaded on first use (svmtune._lazy)
     _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
 
-__all__ = ["EARLY_OFF", "EARLY_POINTS", "Retrains"]
+__all__ = ["EARLY_OFF", "EARLY_POINTS", "Retrains", "efficiency_parts"]
 
 EARLY_POINTS = 3
-"""The efficiency test ends after its first ``EARLY_POINTS`` retrains when the eps-KKT stop
-would have cost less than :data:`EARLY_OFF` times Franc's CPU on them."""
+"""The retrains of each part of the CPU test (:func:`efficiency_parts`)."""
+
+SAMPLE_SHARE = 20
+"""The CPU test's first part is at most one in ``SAMPLE_SHARE`` of the retrains: it runs under
+Franc's stop and measures the eps-KKT stop on them whatever they show, so where the two cost
+the same its cost is a share of the whole."""
 
 EARLY_OFF = 0.7
-"""See :data:`EARLY_POINTS`."""
+"""The CPU test ends after a part (:func:`efficiency_parts`) when the eps-KKT stop would have
+cost less than ``EARLY_OFF`` times Franc's CPU on the retrains so far."""
+
+
+def efficiency_parts(M: int, todo: int) -> list[int]:
+    """Where the CPU test's parts of its first ``M`` of ``todo`` retrains end: the first part
+    is at most one in :data:`SAMPLE_SHARE` of them (at least one), the others have
+    :data:`EARLY_POINTS` retrains; the test may stop after each (:data:`EARLY_OFF`, or its
+    budget spent: :data:`svmtune.solvers.loo_efficiency.OVERHEAD`).
+
+    >>> efficiency_parts(10, 200), efficiency_parts(10, 45), efficiency_parts(2, 200)
+    ([3, 6, 9, 10], [2, 5, 8, 10], [2])
+    """
+    first = max(1, min(EARLY_POINTS, todo // SAMPLE_SHARE, M))
+    rest = range(first + EARLY_POINTS, M + EARLY_POINTS, EARLY_POINTS)
+    return [first, *(min(M, k) for k in rest)]
 
 
 class Retrains:
@@ -89,12 +108,14 @@ class Retrains:
         ``whole`` and returns the points left to retrain. The paper's test (``"certified"``):
         Franc kept when at least half of them were certified. The CPU test (``"cpu"``): the way
         that cost least on them (:class:`svmtune.solvers.loo_efficiency.Measure`), measured in
-        two parts; the test ends after the first :data:`EARLY_POINTS` when the eps-KKT stop was
-        clearly the cheapest on them."""
+        parts (:func:`efficiency_parts`); the test ends after a part when the eps-KKT stop was
+        clearly the cheapest so far, or when the next part would overrun its budget at the
+        rate of the parts so far (:data:`svmtune.solvers.loo_efficiency.OVERHEAD`)."""
         measure = Measure() if efficiency == "cpu" and todo.size > M else None
-        cut = min(M, EARLY_POINTS) if measure is not None else M
+        ends = efficiency_parts(M, todo.size) if measure is not None else [M]
         done = 0
-        for part in (todo[:cut], todo[cut:M]):
+        for lo, hi in zip([0, *ends[:-1]], ends, strict=True):
+            part = todo[lo:hi]
             if not part.size:
                 continue
             out = retrain_shrinking(
@@ -109,9 +130,13 @@ class Retrains:
             self._store(part, out)
             done += part.size
             if measure is not None:
-                measure.settle(self.setup, self.gbar_full)
+                measure.settle(self.setup, self.gbar_full, todo=todo.size)
                 tot = measure.totals()
                 if tot["kkt"] < EARLY_OFF * min(tot["short"], tot["whole"]):
+                    break
+                # the next part, if it costs what the parts so far cost, stays within budget
+                nxt = min(EARLY_POINTS, M - done)
+                if measure.overhead() * (done + nxt) / done >= measure.allowance(todo.size):
                     break
         self.tested = done
         self.eff_certified = int(np.sum(self.status[todo[:done]] == _exact_loo_loop.CERTIFIED))

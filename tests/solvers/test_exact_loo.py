@@ -132,9 +132,25 @@ def test_cpu_efficiency_test_switches_franc_off_in_time() -> None:
     kkt = exact_loo(y, C=100.0, gram=K, stopping="kkt")
     assert franc.error == kkt.error
     assert franc.stopping_used == "kkt"
-    assert franc.counts["under_franc"] in (3, 10)  # the test's two parts
+    assert franc.counts["under_franc"] <= 6  # its first parts (3 retrains each) at most
     assert franc.counts["retrain_iterations"] <= kkt.counts["retrain_iterations"]
-    assert franc.counts["kernel_rows"] <= 1.05 * kkt.counts["kernel_rows"]
+    assert franc.counts["kernel_rows"] <= 1.02 * kkt.counts["kernel_rows"]
+    assert franc.counts["efficiency_iterations"] <= 0.02 * kkt.counts["retrain_iterations"]
+
+
+def test_cpu_efficiency_test_spends_little_where_the_stops_tie() -> None:
+    # linear, C = 1: Franc's stop to the end of each retrain costs about what the eps-KKT stop
+    # does; measuring which is cheaper would cost more than either choice saves, so the test
+    # keeps to its budget (3 % of the retrains' CPU), takes one retrain in twenty at first and
+    # falls back to the eps-KKT stop
+    y, K = _data("heart", "linear")
+    franc = exact_loo(y, C=1.0, gram=K, stopping="franc")
+    kkt = exact_loo(y, C=1.0, gram=K, stopping="kkt")
+    assert franc.error == kkt.error
+    assert franc.stopping_used == "kkt"
+    assert franc.counts["under_franc"] <= max(1, franc.counts["retrained"] // 20)
+    assert franc.counts["efficiency_iterations"] <= 0.01 * kkt.counts["retrain_iterations"]
+    assert franc.counts["kernel_rows"] <= 1.02 * kkt.counts["kernel_rows"]
 
 
 def test_franc_certifies_long_refinements() -> None:
