@@ -28,8 +28,7 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   reads the kernel row of the variable it moves, counted. ``F`` at its best bias is a convex
   piecewise-linear problem in ``b``, minimised at an order statistic (a quickselect, O(n);
   :mod:`svmtune.solvers._franc_bound` holds the bound's pieces); the bound is tested before
-  every SMO step, at the last best bias, recomputed when :data:`EXACT_BIAS_EVERY` says. It can
-  come on after some steps (``franc_from``): H starts at the same point whatever the iterate.
+  every SMO step, at the last best bias, recomputed when :data:`EXACT_BIAS_EVERY` says.
 
 Cost: a step under Franc's stop is one pass over the points that updates ``G`` and ``u`` and
 writes the hinge losses and H's coordinate gains (no branch, no division, no floating-point
@@ -121,9 +120,6 @@ class RetrainOptions(NamedTuple):
     resume : bool
         Go on from the ``alpha`` and ``G`` in the work space (the eps-KKT stop only) instead of
         seeding from the full solution: the steps eps-KKT would make after a certified retrain.
-    franc_from : int
-        With ``franc``, the step from which Franc's stop is on (0: the whole retrain): a
-        retrain the eps-KKT stop ends sooner pays nothing for it.
     """
 
     C: float
@@ -134,7 +130,6 @@ class RetrainOptions(NamedTuple):
     h_pays: bool
     bias_every: int
     resume: bool = False
-    franc_from: int = 0
 
 
 def work_arrays(n: int) -> np.ndarray:
@@ -242,14 +237,14 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
     iters = 0
     best = np.zeros(3)  # H's greedy coordinate: variable, move, gain
     track = np.zeros(2)  # the pass's account of F around b (see step_with_h)
-    franc = False  # Franc's stop on: from step opts.franc_from
+    franc = False  # Franc's stop on (from the first step, with opts.franc)
     while True:
-        if opts.franc and iters == opts.franc_from:
-            # H starts at the full solution without r whatever the iterate: any beta in the box
-            # bounds the primal value of the classifiers through x_r from below
+        if opts.franc and iters == 0:
+            # H starts at the full solution without r: any beta in the box bounds the primal
+            # value of the classifiers through x_r from below
             franc = True
             H, S = h_start(K, diag, y, alpha_full, G_full, r, beta, u, q, qinv)
-            if alpha_full[r] <= 0.0 or iters > 0:
+            if alpha_full[r] <= 0.0:
                 rows += 1  # row r (read by the seeding otherwise)
             F, b, quad = primal_best_b(y, C, alpha, G, r, z)
             cpu += WORK_SELECT

@@ -160,7 +160,10 @@ class Retrains:
         unsure = todo[(st[todo] == _exact_loo_loop.KKT) & (np.abs(dec[todo]) < band)]
         self.n_refined = int(unsure.size)
         if unsure.size:
-            self._store(unsure, refine(self.setup, unsure, dec[unsure], franc=self.franc))
+            self._store(
+                unsure,
+                refine(self.setup, unsure, dec[unsure], franc=self.franc, gbar_full=self.gbar_full),
+            )
             self.n_refined_certified = int(np.sum(st[unsure] == _exact_loo_loop.CERTIFIED))
         tie = todo[(st[todo] != _exact_loo_loop.CERTIFIED)]
         tie = tie[np.abs(dec[tie]) <= TIE * decision_scale(self.setup.C, self.setup.diag)]
