@@ -33,28 +33,12 @@ VALUES = ["test_error", "objective_value", "best_params", "kernel_evals", "itera
 KEY = ["dataset", "split", "method"]
 
 
-def subset(study: Study, datasets: list[str], n_splits: int, storage: str) -> Study:
-    """The same study (name, seed, methods, split rule) on some of its data sets and splits."""
-    defined = dict(study.datasets) if isinstance(study.datasets, dict) else None
-    if defined is None:
-        chosen: object = [d for d in study.datasets if d in datasets]
-    else:
-        unknown = sorted(set(datasets) - set(defined))
-        if unknown:
-            raise SystemExit(f"data sets not in the study: {unknown}; it has {sorted(defined)}")
-        chosen = {k: v for k, v in defined.items() if k in datasets}
-    return Study(
-        study.name,
-        datasets=chosen,  # type: ignore[arg-type]
-        methods=study.methods,
-        split=study.split,
-        n_splits=n_splits,
-        seed=study.seed,
-        test_size=study.test_size,
-        max_seconds=study.max_seconds,
-        storage=storage,
-        bounds=study.bounds,
-    )
+def _subset(study: Study, datasets: list[str], n_splits: int, storage: str) -> Study:
+    """The same study on some of its data sets and splits (a bad label ends the run)."""
+    try:
+        return study.subset(datasets=datasets, n_splits=n_splits, storage=storage)
+    except ValueError as e:
+        raise SystemExit(str(e)) from None
 
 
 def _trace_values(study: Study, storage: str) -> pd.DataFrame:
@@ -93,13 +77,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     full = load_study(args.study_file)
-    stored = subset(full, args.datasets, args.splits, args.storage)
+    stored = _subset(full, args.datasets, args.splits, args.storage)
     have = stored.results()
     if have.empty:
         raise SystemExit(f"no stored cells of {args.datasets} in {args.storage}")
     with tempfile.TemporaryDirectory() as tmp:
         url = args.rerun_storage or f"sqlite:///{Path(tmp) / 'rerun.db'}"
-        rerun = subset(full, args.datasets, args.splits, url)
+        rerun = _subset(full, args.datasets, args.splits, url)
         rerun.run(n_jobs=args.n_jobs, progress=True)
         a = have[KEY + VALUES].sort_values(KEY).reset_index(drop=True)
         b = rerun.results()[KEY + VALUES].sort_values(KEY).reset_index(drop=True)

@@ -153,28 +153,6 @@ def _module(name: str) -> ModuleType:
     return load_study_module(HERE / f"{name}.py")
 
 
-def _subset(datasets: Any, keep: tuple[str, ...] | None) -> Any:
-    if keep is None:
-        return datasets
-    if isinstance(datasets, dict):
-        return {k: v for k, v in datasets.items() if k in keep}
-    return [d for d in datasets if d in keep]
-
-
-def _copy(study: Study, *, datasets: Any, n_splits: int, storage: str) -> Study:
-    return Study(
-        study.name,
-        datasets=datasets,
-        methods=study.methods,
-        split=study.split,
-        n_splits=n_splits,
-        seed=study.seed,
-        test_size=study.test_size,
-        max_seconds=study.max_seconds,
-        storage=storage,
-    )
-
-
 def _thinned(
     methods: dict[str, Method], every: int, max_C: float | None = None
 ) -> dict[str, Method]:
@@ -208,11 +186,8 @@ def build(scale: Scale, results: Path) -> Studies:
         return f"sqlite:///{results / name}.db"
 
     fis = mods["fischetti2016"].study
-    fischetti = _copy(
-        fis,
-        datasets=_subset(fis.datasets, scale.fischetti_sets),
-        n_splits=scale.fischetti_splits,
-        storage=url(fis.name),
+    fischetti = fis.subset(
+        datasets=scale.fischetti_sets, n_splits=scale.fischetti_splits, storage=url(fis.name)
     )
     german_numeric = None
     if scale.german_numeric:
@@ -234,7 +209,7 @@ def build(scale: Scale, results: Path) -> Studies:
         ("adankon", "adankon", scale.adankon_sets, scale.adankon_splits),
     ):
         s = mods[mod].study
-        out[key] = _copy(s, datasets=_subset(s.datasets, sets), n_splits=n, storage=url(s.name))
+        out[key] = s.subset(datasets=sets, n_splits=n, storage=url(s.name))
     if scale.franc_every > 1 or scale.franc_max_C is not None:
         thinned = _thinned(out["franc"].methods, scale.franc_every, scale.franc_max_C)
         out["franc"].methods = thinned

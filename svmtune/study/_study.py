@@ -8,6 +8,7 @@ from typing import Any
 from svmtune._params import _jsonable
 from svmtune.study._checks import check_definition_options, check_run_options
 from svmtune.study._study_results import StudyResults
+from svmtune.study._study_subset import StudySubset
 from svmtune.study.run._cell import CellTask, dump_task
 from svmtune.study.run._data import (
     PROTOCOLS,
@@ -27,7 +28,7 @@ from svmtune.study.store._records import CellKey, CellRecord
 __all__ = ["Study", "check_study_name"]
 
 
-class Study(StudyResults):
+class Study(StudyResults, StudySubset):
     """A comparison of tuning methods over data sets and splits, stored cell by cell.
 
     A *cell* is one (data set, split, method): split the data, tune the method's objective with
