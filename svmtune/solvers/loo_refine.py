@@ -23,6 +23,7 @@ from svmtune.solvers.loo_retrains import (
     RetrainSetup,
     outputs,
     retrain_on_rows,
+    shrinking_cpu,
     shrinking_run,
 )
 from svmtune.solvers.smo import SMO
@@ -39,14 +40,19 @@ REFINE_FACTOR = 1e-3
 """Each refinement of an unsure left-out decision divides the KKT tolerance by 1000."""
 
 REFINE_FRANC_AFTER = 10_000
-"""SMO steps a refinement makes under the eps-KKT stop alone (its tolerances together) before
-Franc's stop (when asked for) comes on: a refinement that ends sooner pays nothing for the
-bound, a long one (large C, the linear kernel: up to millions of steps at the tighter
-tolerances) is mostly certified soon after. ``exact_loo(stopping="franc")`` on heart with the
-linear kernel, the bound from step 3,000, 10,000, 30,000 or never: 886, 82, 80, 80 ms at
-C = 1; 0.92, 0.93, 1.03, 4.32 s at C = 10; 8.8, 8.2, 7.9, 16.4 s at C = 100; on ionosphere at
-C = 100 it costs: 1.49, 1.37, 1.34, 1.18 s (``python benchmarks/franc_stop.py --grid other
---kernels linear --refine-after 3000,10000,30000,0``)."""
+"""CPU a refinement spends under the eps-KKT stop alone (its tolerances together, counted in
+eps-KKT steps of the compiled loop over all points) before Franc's bound (when asked for) gets
+a window (:class:`_Steps`): a refinement that ends sooner pays nothing for the bound, a long
+one (large C, the linear kernel: up to millions of steps at the tighter tolerances) is mostly
+certified in its first windows. ``exact_loo(stopping="franc")`` with the linear kernel, windows
+from 10,000 against none: heart 82 against 82 ms at C = 1, 1.45 against 5.29 s at C = 10,
+6.7 against 17.0 s at C = 100; sonar 285 against 327 ms at C = 10; ionosphere 1.26 against
+1.24 s at C = 100 (``python benchmarks/franc_stop.py --grid other --kernels linear
+--refine-after 3000,10000,30000,0``)."""
+
+_CHUNK = 1024
+"""Shrinking SMO steps of a refinement between two looks at its CPU (when Franc's window is
+to come)."""
 
 REFINE_FLOOR = 1e-12
 """The tightest KKT tolerance a refinement asks for, relative to ``max(1, C max_i K_ii)`` (the
@@ -66,7 +72,8 @@ def refine(
 
     Each point is retrained without it at tolerances ``tol * REFINE_FACTOR^k`` (each as the
     retrains run: the compiled loop for its first steps, then the shrinking SMO; Franc's bound
-    in the compiled loop from the :data:`REFINE_FRANC_AFTER`-th step) until Franc's
+    in windows of the compiled loop once the refinement has cost :data:`REFINE_FRANC_AFTER`)
+    until Franc's
     bound (when ``franc``) certifies its sign, or its decision lies farther from zero than the
     tolerance times :func:`decision_scale` (``max(1, C max_i K_ii)``, the size of the
     gradient's terms: an eps-KKT solution's decision at a point outside its training set is only
@@ -91,11 +98,11 @@ def _refine_one(
     n = setup.y.shape[0]
     floor = REFINE_FLOOR * scale
     work = _exact_loo_loop.work_arrays(n)
-    store = CountedGram(setup.K, setup.diag)
     start_a = np.ascontiguousarray(setup.full.alpha)
     start_G = np.ascontiguousarray(setup.full.gradient)
     t = float(setup.solver.tol)
     iters = rows = 0
+    steps = _Steps(setup, CountedGram(setup.K, setup.diag), gbar_full, work, r, franc=franc)
     while True:
         t = max(t * REFINE_FACTOR, floor)
         if isinstance(setup.store, KernelRows):
@@ -105,8 +112,7 @@ def _refine_one(
             it, rw = run.iterations, -(-(setup.store.kernel_evals - evals0) // n)
             start_a = run.alpha.copy()
         else:
-            level = _Level(setup, store, gbar_full, work, r)
-            d, st, it, rw = level.run(start_a, start_G, t, franc=franc, done=iters)
+            d, st, it, rw = steps.level(start_a, start_G, t)
             start_a, start_G = work[0].copy(), work[1].copy()
         iters += it
         rows += rw
@@ -117,12 +123,15 @@ def _refine_one(
             return d, st, iters, rows
 
 
-class _Level:
-    """One tolerance of a refinement on a full Gram matrix, as the retrains run: the compiled
-    loop for :data:`~svmtune.solvers.loo_retrains.SHRINK_AFTER` steps, then the shrinking SMO;
-    under Franc's stop, from the refinement's :data:`REFINE_FRANC_AFTER`-th step on, the
-    compiled loop with the bound to the end. Leaves alpha and the gradient in ``work[0]`` and
-    ``work[1]``."""
+class _Steps:
+    """The SMO steps of one refinement on a full Gram matrix, its tolerances one after another,
+    each as the retrains run: the compiled loop for its first
+    :data:`~svmtune.solvers.loo_retrains.SHRINK_AFTER` steps, then the shrinking SMO. Under
+    Franc's stop, once the refinement has cost :data:`REFINE_FRANC_AFTER` (counted CPU), the
+    compiled loop with the bound for about as much again (a window); if the bound did not fire,
+    the shrinking SMO until the refinement has cost twice as much as at the window's end, then
+    the next window, and so on: where the bound never fires, the windows cost about what the
+    eps-KKT steps cost. Leaves alpha and the gradient in ``work[0]`` and ``work[1]``."""
 
     def __init__(
         self,
@@ -131,49 +140,70 @@ class _Level:
         gbar_full: FullGbar,
         work: NDArray[np.float64],
         r: int,
+        *,
+        franc: bool,
     ) -> None:
         self.setup, self.store, self.gbar_full, self.work, self.r = setup, store, gbar_full, work, r
+        self.franc = franc
+        self.onset = float(REFINE_FRANC_AFTER)  # the CPU at which Franc's next window opens
+        self.steps = 0  # over the refinement's tolerances
+        self.cpu = 0.0  # counted, in eps-KKT steps of the compiled loop
 
     def _compiled(
         self, a: NDArray[np.float64], G: NDArray[np.float64], t: float, franc: bool, steps: int
     ) -> tuple[float, int, int, int]:
         setup = self.setup
         opts = setup.options(tol=t, franc=franc, max_iter=max(steps, 0))
-        d, st, it, rw, _ = _exact_loo_loop.retrain_one(
+        d, st, it, rw, cpu = _exact_loo_loop.retrain_one(
             setup.K, setup.diag, setup.y, a, G, self.r, opts, self.work
         )
+        self.cpu += cpu
         return d, st, int(it), int(rw)
 
-    def run(
-        self, a: NDArray[np.float64], G: NDArray[np.float64], t: float, *, franc: bool, done: int
-    ) -> tuple[float, int, int, int]:
-        """From ``a`` and ``G`` at tolerance ``t``, ``done`` steps into the refinement:
-        ``(decision, status, iterations, kernel rows)``."""
+    def _shrinking(self, t: float, steps: int) -> tuple[float, int, int, int]:
+        """The shrinking SMO from ``work[0]`` and ``work[1]`` (in place) for ``steps`` steps,
+        or (under Franc's stop) until the refinement's CPU reaches the next window's onset."""
         setup, work = self.setup, self.work
-        left = setup.cap - done
-        if franc and done >= REFINE_FRANC_AFTER:
-            return self._compiled(a, G, t, True, left)
-        d, st, it, rw = self._compiled(a, G, t, False, min(SHRINK_AFTER, left))
-        if st != _exact_loo_loop.MAX_ITER or it >= left:
-            return d, st, it, rw
-        shrink = left - it
-        if franc:
-            shrink = min(shrink, REFINE_FRANC_AFTER - done - it)
-        if shrink > 0:
-            n = setup.y.shape[0]
-            sr, moved = shrinking_run(
-                setup, self.store, self.gbar_full, work[0], work[1], self.r, shrink
-            )
-            sr.tol = t
-            read0 = self.store.read
-            sr.run()
-            G_now = sr.gradient  # work[1], the shrunk variables' part recomputed
-            it += sr.iterations
-            rw += int(moved + 2 * sr.iterations + -(-(self.store.read - read0) // n))
-            if sr.converged:
-                return left_out_decision(setup.y, G_now, self.r), _exact_loo_loop.KKT, it, rw
-            if not franc or it >= left:
-                return d, _exact_loo_loop.MAX_ITER, it, rw
-        a2, G2 = work[0].copy(), work[1].copy()
-        d, st, more, extra = self._compiled(a2, G2, t, True, left - it)
-        return d, st, it + more, rw + extra
+        n = setup.y.shape[0]
+        sr, moved = shrinking_run(
+            setup, self.store, self.gbar_full, work[0], work[1], self.r, steps
+        )
+        sr.tol = t
+        read0 = self.store.read
+        self.cpu += shrinking_cpu(0, moved * n, n)
+        while True:
+            swept0, r0 = sr.swept, self.store.read
+            sr.run(max_steps=_CHUNK if self.franc else None)
+            self.cpu += shrinking_cpu(sr.swept - swept0, self.store.read - r0, n)
+            done = sr.converged or sr.iterations >= steps
+            if done or (self.franc and self.cpu >= self.onset):
+                break
+        G_now = sr.gradient  # work[1], the shrunk variables' part recomputed
+        rows = int(moved + 2 * sr.iterations + -(-(self.store.read - read0) // n))
+        status = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER
+        return left_out_decision(setup.y, G_now, self.r), status, int(sr.iterations), rows
+
+    def level(
+        self, a: NDArray[np.float64], G: NDArray[np.float64], t: float
+    ) -> tuple[float, int, int, int]:
+        """One tolerance ``t`` from ``a`` and ``G``: ``(decision, status, iterations, kernel
+        rows)``."""
+        work, cap = self.work, self.setup.cap
+        d, st, it, rw = 0.0, _exact_loo_loop.MAX_ITER, 0, 0
+        first = True
+        while st == _exact_loo_loop.MAX_ITER and self.steps < cap:
+            left = cap - self.steps
+            if self.franc and self.cpu >= self.onset:
+                # Franc's bound for about what the refinement has cost so far
+                span = max(1, int(self.cpu / _exact_loo_loop.WORK_FRANC_STEP))
+                d, st, more, extra = self._compiled(a, G, t, True, min(span, left))
+                self.onset = 2.0 * self.cpu
+            elif first:  # the compiled loop's first steps, as a retrain's
+                d, st, more, extra = self._compiled(a, G, t, False, min(SHRINK_AFTER, left))
+            else:
+                d, st, more, extra = self._shrinking(t, left)
+            first = False
+            self.steps += more
+            it, rw = it + more, rw + extra
+            a, G = work[0].copy(), work[1].copy()
+        return d, st, it, rw
