@@ -38,7 +38,6 @@ the whole model selection, ours beside the paper's, and Prec % recomputed over t
 the selection realizations, as the paper counts it).
 """
 
-import functools
 import json
 from pathlib import Path
 
@@ -110,31 +109,50 @@ def grid_prec(study: Study, name: str, kernel: str, splits: list[int]) -> float:
     """Prec % over the whole grid, as the paper counts it: retrains certified by Franc's bound
     over retrains run under it, over every setting of the grid and the given realizations
     (recomputed on the study's grid: a cell stores no counts; as long as the franc half of the
-    selection). Computed once per process for the same study seed, data set, grid and
-    realizations (a page written again from stored cells reuses it)."""
+    selection). Each realization's counts are kept beside a SQLite storage, in
+    ``<storage>-prec.json`` (``--rerun franc2008`` of ``studies/reproductions.py`` deletes it
+    with the cells), so a page written again from stored cells computes only what is new."""
     grid = study.methods[f"ExactLOO franc {kernel}"].tuner.values  # type: ignore[attr-defined]
-    key = json.dumps([study.seed, name, kernel, list(splits), grid], sort_keys=True)
-    return _grid_prec(key)
+    cache = _prec_cache(study)
+    known = json.loads(cache.read_text()) if cache is not None and cache.exists() else {}
+    certified = under = 0.0
+    for split in splits:
+        key = json.dumps([study.seed, name, kernel, split, grid], sort_keys=True)
+        if key not in known:
+            known[key] = _split_prec(key)
+            if cache is not None:
+                cache.write_text(json.dumps(known, indent=1, sort_keys=True))
+        certified += known[key][0]
+        under += known[key][1]
+    return 100.0 * certified / under if under else float("nan")
 
 
-@functools.cache
-def _grid_prec(key: str) -> float:
+def _prec_cache(study: Study) -> Path | None:
+    url = str(study.storage or "")
+    return (
+        Path(url.removeprefix("sqlite:///") + "-prec.json")
+        if url.startswith("sqlite:///")
+        else None
+    )
+
+
+def _split_prec(key: str) -> tuple[float, float]:
+    """(certified, retrained under Franc's stop) over the grid, on one realization."""
     from svmtune.datasets import ratsch_split
     from svmtune.solvers import exact_loo
     from svmtune.study import split_seed
 
-    seed, name, kernel, splits, grid = json.loads(key)
+    seed, name, kernel, split, grid = json.loads(key)
     certified = under = 0.0
-    for split in splits:
-        Xtr, ytr, _, _ = ratsch_split(DATASETS[name], split_seed(seed, name, split))
-        prepared = (RBF() if kernel == "RBF" else Linear()).prepare(Xtr)
-        for gamma in grid.get("gamma", [None]):
-            K = prepared.gram({"gamma": gamma} if gamma is not None else {})
-            for C in grid["C"]:
-                c = exact_loo(ytr, C=C, gram=K, stopping="franc", efficiency="certified").counts
-                certified += c["certified"]
-                under += c["under_franc"]
-    return 100.0 * certified / under if under else float("nan")
+    Xtr, ytr, _, _ = ratsch_split(DATASETS[name], split_seed(seed, name, split))
+    prepared = (RBF() if kernel == "RBF" else Linear()).prepare(Xtr)
+    for gamma in grid.get("gamma", [None]):
+        K = prepared.gram({"gamma": gamma} if gamma is not None else {})
+        for C in grid["C"]:
+            c = exact_loo(ytr, C=C, gram=K, stopping="franc", efficiency="certified").counts
+            certified += c["certified"]
+            under += c["under_franc"]
+    return certified, under
 
 
 def figures(study: Study, outdir: Path) -> list[Path]:

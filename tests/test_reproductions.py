@@ -8,6 +8,7 @@ check the copies against what the papers themselves say about their tables. The 
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -221,6 +222,10 @@ def test_smoke_run_writes_a_page_of_the_same_shape(tmp_path):
     assert next(r for r in ct if r["data set"] == "heart")["VNS ours, split 0"] != R.NOT_RUN
     (at,) = _find(sections, "Adankon, Cheriet, Ayat, Table 1")
     assert next(r for r in at if r["data set"] == "Heart")["ours: Platt full + GD"] != R.NOT_RUN
+    # Franc's Prec counts are kept per realization beside the cells, and --rerun drops them
+    prec = json.loads((tmp_path / "franc2008.db-prec.json").read_text())
+    assert len(prec) == 4  # Heart, 2 realizations x 2 kernels
+    assert all(0 < certified <= under for certified, under in prec.values())
     # a page written again from the stored cells alone is the same page
     again = tmp_path / "again.md"
     R.main(["--smoke", "--no-run", "--results", str(tmp_path), "--out", str(again)])
