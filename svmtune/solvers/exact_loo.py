@@ -122,8 +122,8 @@ class ExactLOOResult:
     counts : dict
         ``settled_alpha_zero``, ``settled_misclassified``, ``retrained``, ``refined``
         (retrains whose decision came within ``tol`` of zero and went on at tighter tolerances;
-        under ``"franc"`` Franc's bound comes on after
-        :data:`svmtune.solvers.loo_refine.REFINE_FRANC_AFTER` steps of each),
+        under ``"franc"`` Franc's bound gets windows once one has cost
+        :data:`svmtune.solvers.loo_refine.REFINE_FRANC_AFTER`),
         ``refined_certified`` (of them, stopped by the bound), ``certified`` (retrains stopped
         by Franc's bound before any refinement), ``under_franc`` (retrains run under
         Franc's stop: all, or those of the efficiency test when it switched it off),
