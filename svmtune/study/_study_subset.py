@@ -79,7 +79,8 @@ class StudySubset:
                 chosen = [
                     d for d, label in zip(self.datasets, labels, strict=True) if label in datasets
                 ]
-        return type(self)(
+        study: Any = type(self)  # svmtune.study.Study, whose constructor takes these
+        return study(
             self.name,
             datasets=chosen,
             methods=self.methods,
