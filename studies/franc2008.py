@@ -105,25 +105,30 @@ PAPER_TABLE3 = {
 }
 
 
-def grid_prec(study: Study, name: str, kernel: str, splits: list[int]) -> float:
+def grid_prec(study: Study, name: str, kernel: str, splits: list[int], *, n_jobs: int = 1) -> float:
     """Prec % over the whole grid, as the paper counts it: retrains certified by Franc's bound
     over retrains run under it, over every setting of the grid and the given realizations
     (recomputed on the study's grid: a cell stores no counts; as long as the franc half of the
     selection). Each realization's counts are kept beside a SQLite storage, in
     ``<storage>-prec.json`` (``--rerun franc2008`` of ``studies/reproductions.py`` deletes it
-    with the cells), so a page written again from stored cells computes only what is new."""
+    with the cells), so a page written again from stored cells computes only what is new; the
+    missing realizations are computed ``n_jobs`` at a time (joblib)."""
     grid = study.methods[f"ExactLOO franc {kernel}"].tuner.values  # type: ignore[attr-defined]
     cache = _prec_cache(study)
     known = json.loads(cache.read_text()) if cache is not None and cache.exists() else {}
-    certified = under = 0.0
-    for split in splits:
-        key = json.dumps([study.seed, name, kernel, split, grid], sort_keys=True)
-        if key not in known:
-            known[key] = _split_prec(key)
-            if cache is not None:
-                cache.write_text(json.dumps(known, indent=1, sort_keys=True))
-        certified += known[key][0]
-        under += known[key][1]
+    keys = [json.dumps([study.seed, name, kernel, s, grid], sort_keys=True) for s in splits]
+    missing = [k for k in keys if k not in known]
+    if missing:
+        from joblib import Parallel, delayed
+
+        counts = Parallel(n_jobs=min(n_jobs, len(missing)))(
+            delayed(_split_prec)(k) for k in missing
+        )
+        known.update(zip(missing, counts, strict=True))
+        if cache is not None:
+            cache.write_text(json.dumps(known, indent=1, sort_keys=True))
+    certified = sum(known[k][0] for k in keys)
+    under = sum(known[k][1] for k in keys)
     return 100.0 * certified / under if under else float("nan")
 
 

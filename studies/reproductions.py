@@ -462,9 +462,11 @@ def _test_errors(name: str, label: str, seed: int, kernel: str, p: dict[str, flo
     return np.array(errs)
 
 
-def _prec(mod: Any, study: Study, label: str, kernel: str, splits: list[int]) -> str:
+def _prec(
+    mod: Any, study: Study, label: str, kernel: str, splits: list[int], n_jobs: int = 1
+) -> str:
     """Prec % (certified / retrained under Franc's stop) over the whole grid, as the paper."""
-    prec = mod.grid_prec(study, label, kernel, splits)
+    prec = mod.grid_prec(study, label, kernel, splits, n_jobs=n_jobs)
     return f"{prec:.1f}" if prec == prec else "no retrain"
 
 
@@ -476,7 +478,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def franc_section(st: Studies, scale: Scale) -> tuple[list[str], dict[str, Any]]:
+def franc_section(st: Studies, scale: Scale, n_jobs: int = 1) -> tuple[list[str], dict[str, Any]]:
     study = st.franc
     mod = st.modules["franc2008"]
     res, tr = _results(study), _traces(study)
@@ -519,7 +521,7 @@ def franc_section(st: Studies, scale: Scale) -> tuple[list[str], dict[str, Any]]
             t0 = time.process_time()
             n_test = min(scale.franc_test, mod.TEST_REALIZATIONS.get(label, scale.franc_test))
             errs = _test_errors(mod.DATASETS[label], label, study.seed, kernel, p, n_test)
-            prec = _prec(mod, study, label, kernel, sorted(set(franc["split"])))
+            prec = _prec(mod, study, label, kernel, sorted(set(franc["split"])), n_jobs)
             t_test += time.process_time() - t0
             test_m, test_sd = (
                 float(errs.mean()),
@@ -907,11 +909,11 @@ def costs_section(st: Studies, scale: Scale, meta: dict[str, dict[str, Any]]) ->
 
 
 # -- the page ------------------------------------------------------------------------------------
-def write_page(st: Studies, scale: Scale, out: Path) -> str:
+def write_page(st: Studies, scale: Scale, out: Path, *, n_jobs: int = 1) -> str:
     meta: dict[str, dict[str, Any]] = {}
     parts: list[Callable[[], tuple[list[str], dict[str, Any]]]] = [
         lambda: fischetti_section(st),
-        lambda: franc_section(st, scale),
+        lambda: franc_section(st, scale, n_jobs),
         lambda: carrizosa_section(st),
         lambda: adankon_section(st, scale),
     ]
@@ -974,7 +976,7 @@ def main(argv: list[str] | None = None) -> int:
     st = build(scale, args.results.resolve())
     if not args.no_run:
         run_all(st, n_jobs=args.n_jobs, replace_changed=args.replace_changed)
-    write_page(st, scale, args.out)
+    write_page(st, scale, args.out, n_jobs=args.n_jobs)
     print(f"wrote {args.out}")
     return 0
 
