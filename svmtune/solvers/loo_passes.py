@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 else:  # compiled code: loaded on first use (svmtune._lazy)
     _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
 
-__all__ = ["EARLY_OFF", "EARLY_POINTS", "Retrains", "efficiency_parts"]
+__all__ = ["EARLY_OFF", "EARLY_POINTS", "SAMPLE_SHARE", "Retrains", "efficiency_parts"]
 
 EARLY_POINTS = 3
 """The retrains of each part of the CPU test (:func:`efficiency_parts`)."""
