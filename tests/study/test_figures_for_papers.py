@@ -86,6 +86,20 @@ def test_the_cd_diagram_needs_a_rank_test_and_clips_no_label_at_21_methods():
     for t in labels:
         ext = t.get_window_extent(renderer)
         assert box.x0 <= ext.x0 and ext.x1 <= box.x1, t.get_text()
+    # the critical-difference bar and its label sit above the rank axis's tick labels, the
+    # title above them
+    ax = fig.axes[0]
+    ticks = [t.get_window_extent(renderer) for t in ax.get_xticklabels() if t.get_text()]
+    top = max(e.y1 for e in ticks)
+    (cd_label,) = [t for t in ax.texts if t.get_text().startswith("CD =")]
+    cd_box = cd_label.get_window_extent(renderer)
+    assert cd_box.y0 > top
+    assert ax.title.get_window_extent(renderer).y0 > cd_box.y1
+    bar = [
+        ln for ln in ax.lines if len(ln.get_xdata()) == 2 and ln.get_transform() is not ax.transData
+    ]
+    assert len(bar) == 1
+    assert bar[0].get_window_extent(renderer).y0 > top
 
 
 def test_report_md_embeds_every_figure_with_a_caption(tmp_path):

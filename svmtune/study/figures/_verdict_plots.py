@@ -118,13 +118,38 @@ def plot_cd_diagram(comparison: Comparison, *, methods: Sequence[str] | None = N
     )
     _cd_restyle(drawn, styles)
     title = f"Average rank of mean test error over {comparison.n_datasets} data sets (1 = best)"
+    pad = 6.0
     if applicable:
         cd_text = f"{comparison.critical_difference:.2f}"
         title += f"; Nemenyi CD = {cd_text} at alpha = {comparison.alpha:g}"
+        pad = _cd_bar_above_ticks(ax, fig, font)
     else:
         title += f"\n{comparison.friedman.reason}: no significance bars"
-    ax.set_title(title, fontsize=9)
+    ax.set_title(title, fontsize=9, pad=pad)
     return fig
+
+
+def _cd_bar_above_ticks(ax: Any, fig: Any, font: float) -> float:
+    """Move the critical-difference bar and its label (drawn by scikit-posthocs just above the
+    rank axis, across its tick labels) above the tick labels; returns the title's pad (points)
+    that keeps the title above them."""
+    from matplotlib.transforms import offset_copy
+
+    lift = 10.0 + 12.0  # the tick labels (10 pt), the ticks and their pads
+    for text in ax.texts:
+        if text.get_text().startswith("CD ="):
+            x, _ = text.get_position()
+            text.set_position((x, 0.0))
+            text.set_transform(offset_copy(ax.transData, fig=fig, y=lift + 5.0, units="points"))
+            text.set_verticalalignment("bottom")
+            text.set_fontsize(font)
+            for line in ax.lines:
+                ys = line.get_ydata()
+                if len(ys) == 2 and ys[0] == ys[1] and abs(ys[0] - 0.5) < 1e-12:
+                    line.set_ydata([0.0, 0.0])
+                    line.set_transform(offset_copy(ax.transData, fig=fig, y=lift, units="points"))
+            return lift + 5.0 + font + 4.0
+    return 6.0
 
 
 def plot_anytime(
