@@ -4,6 +4,7 @@ caption."""
 
 from __future__ import annotations
 
+import colorsys
 import re
 
 import numpy as np
@@ -16,7 +17,7 @@ from svmtune.study import Method, Study, compare, write_report
 from svmtune.study.figures._figure_section import CAPTIONS, cd_diagram_drawn, figure_section
 from svmtune.study.figures._palette import method_styles
 from svmtune.study.figures._plots import plot_error_vs_time
-from svmtune.study.figures._verdict_plots import plot_cd_diagram, verdict_plot_jobs
+from svmtune.study.figures._verdict_plots import plot_cd_diagram, readable, verdict_plot_jobs
 from svmtune.tuners import Grid
 
 from ._toys import blobs, halves
@@ -68,7 +69,12 @@ def test_a_method_keeps_its_colour_and_marker_in_every_figure():
         for t in cd.axes[0].texts
         if "(" in t.get_text()
     }
-    assert label_colours == {m: _rgb(styles[m]["color"]) for m in methods}
+    # each label in its method's colour, darkened where that is too light to read on white
+    assert label_colours == {m: _rgb(readable(styles[m]["color"])) for m in methods}
+    for m, (r, g, b) in label_colours.items():
+        h, li, _ = colorsys.rgb_to_hls(r, g, b)
+        assert li <= 0.42 + 1e-6, m
+        assert abs(h - colorsys.rgb_to_hls(*_rgb(styles[m]["color"]))[0]) < 1e-6, m
 
 
 def test_the_cd_diagram_needs_a_rank_test_and_clips_no_label_at_21_methods():

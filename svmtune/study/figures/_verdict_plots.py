@@ -313,11 +313,33 @@ def plot_ecdf(traces: pd.DataFrame, *, methods: Sequence[str] | None = None) -> 
     )
 
 
+def readable(colour: Any, *, lightness: float = 0.42) -> tuple[float, float, float]:
+    """``colour`` darkened to at most ``lightness`` (HLS), its hue kept: text in a method's
+    colour that stays legible on white (tab20's light half is not).
+
+    >>> readable((0.78, 0.78, 0.78))  # tab20's light grey
+    (0.42, 0.42, 0.42)
+    >>> readable((0.12, 0.47, 0.71)) == (0.12, 0.47, 0.71)  # dark enough already
+    True
+    """
+    import colorsys
+
+    from matplotlib.colors import to_rgb
+
+    r, g, b = to_rgb(colour)
+    h, li, sat = colorsys.rgb_to_hls(r, g, b)
+    if li <= lightness:
+        return (r, g, b)
+    r, g, b = colorsys.hls_to_rgb(h, lightness, sat)
+    return (round(r, 6), round(g, 6), round(b, 6))
+
+
 def _cd_restyle(drawn: Mapping[str, Any], styles: Mapping[str, Mapping[str, Any]]) -> None:
-    """Colour each label, elbow and rank marker of a CD diagram as its method, and give the
-    marker the method's shape. scikit-posthocs draws the three in one loop (the i-th of each
-    belong together); the method is read from the label's own text, so ties cannot swap
-    colours between labels and markers."""
+    """Colour each label (darkened where the colour is light: :func:`readable`), elbow and rank
+    marker of a CD diagram as its method, and give the marker the method's shape.
+    scikit-posthocs draws the three in one loop (the i-th of each belong together); the method
+    is read from the label's own text, so ties cannot swap colours between labels and
+    markers."""
     import re
 
     from matplotlib.markers import MarkerStyle
@@ -331,7 +353,7 @@ def _cd_restyle(drawn: Mapping[str, Any], styles: Mapping[str, Mapping[str, Any]
         if name not in styles:
             continue
         colour, shape = styles[name]["color"], MarkerStyle(styles[name]["marker"])
-        text.set_color(colour)
+        text.set_color(readable(colour))
         if i < len(elbows):
             elbows[i].set_color(colour)
         if i < len(markers):
