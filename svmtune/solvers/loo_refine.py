@@ -146,7 +146,6 @@ class _Steps:
         self.setup, self.store, self.gbar_full, self.work, self.r = setup, store, gbar_full, work, r
         self.franc = franc
         self.onset = float(REFINE_FRANC_AFTER)  # the CPU at which Franc's next window opens
-        self.steps = 0  # over the refinement's tolerances
         self.cpu = 0.0  # counted, in eps-KKT steps of the compiled loop
 
     def _compiled(
@@ -191,8 +190,8 @@ class _Steps:
         work, cap = self.work, self.setup.cap
         d, st, it, rw = 0.0, _exact_loo_loop.MAX_ITER, 0, 0
         first = True
-        while st == _exact_loo_loop.MAX_ITER and self.steps < cap:
-            left = cap - self.steps
+        while st == _exact_loo_loop.MAX_ITER and it < cap:  # setup.cap steps per tolerance
+            left = cap - it
             if self.franc and self.cpu >= self.onset:
                 # Franc's bound for about what the refinement has cost so far
                 span = max(1, int(self.cpu / _exact_loo_loop.WORK_FRANC_STEP))
@@ -203,7 +202,6 @@ class _Steps:
             else:
                 d, st, more, extra = self._shrinking(t, left)
             first = False
-            self.steps += more
             it, rw = it + more, rw + extra
             a, G = work[0].copy(), work[1].copy()
         return d, st, it, rw
