@@ -108,28 +108,97 @@ PAPER_TABLE3 = {
 def grid_prec(study: Study, name: str, kernel: str, splits: list[int], *, n_jobs: int = 1) -> float:
     """Prec % over the whole grid, as the paper counts it: retrains certified by Franc's bound
     over retrains run under it, over every setting of the grid and the given realizations
-    (recomputed on the study's grid: a cell stores no counts; as long as the franc half of the
-    selection). Each realization's counts are kept beside a SQLite storage, in
+    (:func:`prec_counts`)."""
+    counts = prec_counts(study, [(name, kernel, s) for s in splits], n_jobs=n_jobs)
+    certified = sum(c for c, _ in counts.values())
+    under = sum(u for _, u in counts.values())
+    return 100.0 * certified / under if under else float("nan")
+
+
+def prec_counts(
+    study: Study, keys: list[tuple[str, str, int]], *, n_jobs: int = 1
+) -> dict[tuple[str, str, int], tuple[float, float]]:
+    """(certified, retrained under Franc's stop) over the grid, per (data set, kernel,
+    realization) in ``keys``.
+
+    Read from the stored evaluations of the franc cell where its trace has them (the
+    ``certified`` and ``under_franc`` columns, one row per grid setting); recomputed on the
+    study's grid otherwise (cells stored before the traces kept the counts; as long as the
+    franc cell again). Recomputed counts are kept beside a SQLite storage, in
     ``<storage>-prec.json`` (``--rerun franc2008`` of ``studies/reproductions.py`` deletes it
-    with the cells), so a page written again from stored cells computes only what is new; the
-    missing realizations are computed ``n_jobs`` at a time (joblib)."""
-    grid = study.methods[f"ExactLOO franc {kernel}"].tuner.values  # type: ignore[attr-defined]
+    with the cells), and computed ``n_jobs`` at a time (joblib), the costliest cells first."""
+    stored = _stored_prec(study)
+    out = {k: stored[k] for k in keys if k in stored}
+    todo = [k for k in keys if k not in out]
+    if not todo:
+        return out
     cache = _prec_cache(study)
     known = json.loads(cache.read_text()) if cache is not None and cache.exists() else {}
-    keys = [json.dumps([study.seed, name, kernel, s, grid], sort_keys=True) for s in splits]
-    missing = [k for k in keys if k not in known]
+    grids = {
+        kernel: study.methods[f"ExactLOO franc {kernel}"].tuner.values  # type: ignore[attr-defined]
+        for kernel in {k[1] for k in todo}
+    }
+    text = {
+        k: json.dumps([study.seed, k[0], k[1], k[2], grids[k[1]]], sort_keys=True) for k in todo
+    }
+    missing = [k for k in todo if text[k] not in known]
     if missing:
         from joblib import Parallel, delayed
 
+        cost = _franc_cpu(study)
+        missing.sort(key=lambda k: -cost.get(k, 0.0))
         counts = Parallel(n_jobs=min(n_jobs, len(missing)))(
-            delayed(_split_prec)(k) for k in missing
+            delayed(_split_prec)(text[k]) for k in missing
         )
-        known.update(zip(missing, counts, strict=True))
+        known.update({text[k]: c for k, c in zip(missing, counts, strict=True)})
         if cache is not None:
             cache.write_text(json.dumps(known, indent=1, sort_keys=True))
-    certified = sum(known[k][0] for k in keys)
-    under = sum(known[k][1] for k in keys)
-    return 100.0 * certified / under if under else float("nan")
+    out.update({k: tuple(known[text[k]]) for k in todo})
+    return out
+
+
+def _franc_cells(study: Study, frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``frame`` (cells or traces) of the franc methods' cells, with a ``kernel``."""
+    if frame.empty:
+        return frame.assign(kernel=[])
+    franc = frame[frame["method"].str.startswith("ExactLOO franc ")]
+    return franc.assign(kernel=franc["method"].str.removeprefix("ExactLOO franc "))
+
+
+def _franc_cpu(study: Study) -> dict[tuple[str, str, int], float]:
+    """CPU seconds of each stored franc cell, by (data set, kernel, realization)."""
+    try:
+        res = _franc_cells(study, study.results())
+    except Exception:  # no database yet
+        return {}
+    return {
+        (str(d), str(k), int(s)): float(c)
+        for d, k, s, c in zip(
+            res["dataset"], res["kernel"], res["split"], res["cpu_s"], strict=True
+        )
+    }
+
+
+def _stored_prec(study: Study) -> dict[tuple[str, str, int], tuple[float, float]]:
+    """The counts of the franc cells whose stored trace has them for every grid setting."""
+    try:
+        tr = _franc_cells(study, study.traces())
+    except Exception:  # no database yet
+        return {}
+    if tr.empty or "under_franc" not in tr.columns:
+        return {}
+    out: dict[tuple[str, str, int], tuple[float, float]] = {}
+    for (d, k, s), part in tr.groupby(["dataset", "kernel", "split"]):
+        grid = study.methods[f"ExactLOO franc {k}"].tuner.values  # type: ignore[attr-defined]
+        size = int(np.prod([len(v) for v in grid.values()]))
+        ok = part[part["status"] == "ok"]
+        counts = ok[["certified", "under_franc"]]
+        if len(ok) == size and not counts.isna().to_numpy().any():
+            out[(str(d), str(k), int(s))] = (
+                float(counts["certified"].sum()),
+                float(counts["under_franc"].sum()),
+            )
+    return out
 
 
 def _prec_cache(study: Study) -> Path | None:

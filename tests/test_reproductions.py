@@ -9,6 +9,7 @@ check the copies against what the papers themselves say about their tables. The 
 from __future__ import annotations
 
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -222,10 +223,21 @@ def test_smoke_run_writes_a_page_of_the_same_shape(tmp_path):
     assert next(r for r in ct if r["data set"] == "heart")["VNS ours, split 0"] != R.NOT_RUN
     (at,) = _find(sections, "Adankon, Cheriet, Ayat, Table 1")
     assert next(r for r in at if r["data set"] == "Heart")["ours: Platt full + GD"] != R.NOT_RUN
-    # Franc's Prec counts are kept per realization beside the cells, and --rerun drops them
+    # Franc's Prec counts are read from the franc cells' stored evaluations ...
+    st = R.build(R.SMOKE, tmp_path.resolve())
+    franc = st.modules["franc2008"]
+    stored = franc._stored_prec(st.franc)
+    keys = {("Heart", kernel, s) for kernel in ("linear", "RBF") for s in (0, 1)}
+    assert set(stored) == keys
+    assert all(0 < certified <= under for certified, under in stored.values())
+    assert not (tmp_path / "franc2008.db-prec.json").exists()
+    # ... and a recomputation over the grid (for cells stored without them) agrees
+    with sqlite3.connect(tmp_path / "franc2008.db") as db:
+        db.execute("UPDATE traces SET certified = NULL")
+    assert franc._stored_prec(st.franc) == {}
+    assert franc.prec_counts(st.franc, sorted(keys), n_jobs=2) == stored
     prec = json.loads((tmp_path / "franc2008.db-prec.json").read_text())
-    assert len(prec) == 4  # Heart, 2 realizations x 2 kernels
-    assert all(0 < certified <= under for certified, under in prec.values())
+    assert len(prec) == 4  # kept per realization beside the cells; --rerun drops them
     # a page written again from the stored cells alone is the same page
     again = tmp_path / "again.md"
     R.main(["--smoke", "--no-run", "--results", str(tmp_path), "--out", str(again)])

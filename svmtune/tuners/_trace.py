@@ -16,8 +16,10 @@ __all__ = ["SCREEN", "TRACE_INFO", "trace_frame"]
 
 #: Evaluation ``info`` entries that become trace columns when some evaluation has them
 #: (gradient tuners record the gradient norm, incremental learning the working-set size,
-#: successive halving each evaluation's rung and its subsample's size).
-TRACE_INFO = ("grad_norm", "working_set", "rung", "n_samples")
+#: successive halving each evaluation's rung and its subsample's size, exact leave-one-out the
+#: retrains Franc's bound certified and the retrains run under it, whose ratio over a grid is
+#: Franc, Laskov and Muller's "Prec").
+TRACE_INFO = ("grad_norm", "working_set", "rung", "n_samples", "certified", "under_franc")
 
 #: The ``stage`` of a screening evaluation (a cheap objective, :class:`~svmtune.tuners.Cascade`)
 #: and the ``status`` of its row when it succeeded: its value is on another scale than the

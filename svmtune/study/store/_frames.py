@@ -184,7 +184,7 @@ def traces_frame(rows: Any) -> pd.DataFrame:
         df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
     # integer columns, float with NaN where NULL (rows of another tuner, or stored before the
     # column existed), as in a tuner's own trace
-    for col in ("n_train", "level", "rung", "n_samples", "working_set"):
+    for col in ("n_train", "level", "rung", "n_samples", "working_set", "certified", "under_franc"):
         df[col] = pd.to_numeric(df[col], errors="coerce")
     return df
 
@@ -247,6 +247,8 @@ def trace_rows(cell_id: int, trace: pd.DataFrame) -> Iterable[dict[str, Any]]:
             "n_samples": as_int(rec.get("n_samples")),
             "grad_norm": as_float(rec.get("grad_norm")),
             "working_set": as_int(rec.get("working_set")),
+            "certified": as_int(rec.get("certified")),
+            "under_franc": as_int(rec.get("under_franc")),
         }
 
 

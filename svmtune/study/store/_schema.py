@@ -121,6 +121,9 @@ traces_table = sa.Table(
     sa.Column("n_samples", sa.BigInteger),
     sa.Column("grad_norm", sa.Float),
     sa.Column("working_set", sa.BigInteger),
+    # exact leave-one-out's retrains certified by Franc's bound, and retrained under it
+    sa.Column("certified", sa.BigInteger),
+    sa.Column("under_franc", sa.BigInteger),
 )
 
 #: Trace columns added after the first layout of the ``traces`` table, with their SQL types:
@@ -133,6 +136,8 @@ TRACE_EXTRA_COLUMNS = {
     "n_samples": "BIGINT",
     "grad_norm": "FLOAT",
     "working_set": "BIGINT",
+    "certified": "BIGINT",  # Franc's Prec over a grid, from the stored evaluations
+    "under_franc": "BIGINT",
 }
 
 CELL_COLUMNS = (
