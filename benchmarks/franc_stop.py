@@ -340,7 +340,7 @@ def shrink_cost() -> None:
     of the compiled loop (timed on the same data), is fitted as ``WORK_SWEPT`` swept variables +
     ``WORK_READ`` kernel entries read, per point (least squares, relative errors)."""
     from svmtune.solvers import _exact_loo_loop as loop
-    from svmtune.solvers.loo_retrains import CountedGram, FullGbar, RetrainSetup, shrinking_run
+    from svmtune.solvers.loo_retrains import CountedGram, FullGbar, RetrainSetup, ShrinkingTail
 
     rows = []
     for name, kernel, C in SHRINK_COST_CASES:
@@ -375,13 +375,13 @@ def shrink_cost() -> None:
                 continue
             store = CountedGram(K, diag)
             t0 = time.perf_counter()
-            sr, moved = shrinking_run(
-                setup, store, gbar, work[0].copy(), work[1].copy(), int(r), 10**8
+            tail = ShrinkingTail(
+                setup, store, gbar, work[0].copy(), work[1].copy(), int(r), max_iter=10**8
             )
-            sr.run()
+            tail.advance()
             secs += time.perf_counter() - t0
-            swept += sr.swept
-            reads += store.read + moved * n
+            swept += tail.run.swept
+            reads += store.read + tail.moved * n
         if swept:
             rows.append((name, kernel, C, secs / unit / n, swept / n, reads / n))
     A = np.array([[r[4], r[5]] for r in rows])

@@ -49,10 +49,8 @@ from svmtune.solvers.loo_retrains import (
     CountedGram,
     FullGbar,
     RetrainSetup,
-    shrinking_cpu,
-    shrinking_run,
+    ShrinkingTail,
 )
-from svmtune.solvers.smo_run import SMORun
 
 if TYPE_CHECKING:
     from svmtune.solvers import _exact_loo_loop
@@ -86,7 +84,7 @@ class _Retrain:
     whole: float = 0.0
     rerun: bool = False
     state: NDArray[np.float64] | None = None
-    run: SMORun | None = None
+    run: ShrinkingTail | None = None
     done: int = 0  # eps-KKT steps made from the seeded start
 
 
@@ -181,44 +179,49 @@ class Measure:
     ) -> None:
         """A certified retrain on under the eps-KKT stop (compiled loop to the hand-over, then
         the shrinking SMO) for at most ``budget`` more CPU; left open where it stops."""
-        spent = 0.0
-        if t.state is not None:
-            work[:2] = t.state
-            t.state = None
-            steps = min(SHRINK_AFTER - t.done, math.floor(budget) + 1)
-            opts = setup.options(tol=float(setup.solver.tol), franc=False, max_iter=steps)
-            _, status, more, _, cpu = _exact_loo_loop.retrain_one(
-                setup.K, setup.diag, setup.y, work[0], work[1], r, opts._replace(resume=True), work
-            )
-            t.kkt += cpu
-            t.done += int(more)
-            spent += cpu
-            self.spent += cpu
-            self._count(int(more), 0)
-            if status != _exact_loo_loop.MAX_ITER:
-                return  # the eps-KKT stop
-            if t.done < SHRINK_AFTER:
-                t.state = work[:2].copy()  # out of budget
-                return
-            t.run, moved = shrinking_run(
-                setup, store, gbar_full, work[0].copy(), work[1].copy(), r, setup.cap
-            )
-            self.rows += moved
-        sr = t.run
-        if sr is None:
-            return
-        n = setup.y.shape[0]
-        while spent < budget:
-            steps0, swept0, read0 = sr.iterations, sr.swept, store.read
-            sr.run(max_steps=_CHUNK)
-            cpu = shrinking_cpu(sr.swept - swept0, store.read - read0, n)
-            t.kkt += cpu
-            spent += cpu
-            self.spent += cpu
-            self._count(sr.iterations - steps0, -(-(store.read - read0) // n))
-            if sr.converged or sr.iterations >= sr.max_iter:
-                t.run = None
-                return
+        k0 = t.kkt
+        try:
+            if t.state is not None:
+                if not self._compiled_kkt(setup, r, t, work, budget):
+                    return  # the eps-KKT stop, or out of budget
+                t.run = ShrinkingTail(
+                    setup, store, gbar_full, work[0].copy(), work[1].copy(), r, max_iter=setup.cap
+                )
+                t.kkt += t.run.cpu  # the start's
+                self.rows += t.run.moved
+            tail = t.run
+            while tail is not None and t.kkt - k0 < budget:
+                steps0, rows0 = tail.run.iterations, tail.rows()
+                t.kkt += tail.advance(_CHUNK)
+                self.steps += tail.run.iterations - steps0
+                self.rows += tail.rows() - rows0
+                if tail.done():
+                    t.run = tail = None
+        finally:
+            self.spent += t.kkt - k0
+
+    def _compiled_kkt(
+        self, setup: RetrainSetup, r: int, t: _Retrain, work: NDArray[np.float64], budget: float
+    ) -> bool:
+        """A certified retrain on under the eps-KKT stop in the compiled loop, up to the
+        hand-over or ``budget``: whether it goes on on the shrinking SMO (``work[0]`` and
+        ``work[1]`` its iterate); ``t.state`` is its iterate again where the budget cut it."""
+        work[:2] = t.state
+        t.state = None
+        steps = min(SHRINK_AFTER - t.done, math.floor(budget) + 1)
+        opts = setup.options(tol=float(setup.solver.tol), franc=False, max_iter=steps)
+        _, status, more, _, cpu = _exact_loo_loop.retrain_one(
+            setup.K, setup.diag, setup.y, work[0], work[1], r, opts._replace(resume=True), work
+        )
+        t.kkt += cpu
+        t.done += int(more)
+        self._count(int(more), 0)
+        if status != _exact_loo_loop.MAX_ITER:
+            return False  # the eps-KKT stop
+        if t.done < SHRINK_AFTER:
+            t.state = work[:2].copy()  # out of budget
+            return False
+        return True
 
     def _whole(
         self,

@@ -15,16 +15,15 @@ from numpy.typing import NDArray
 from svmtune._lazy import lazy_module
 from svmtune._warnings import quiet_max_iter
 from svmtune.solvers.kernel_rows import KernelRows
-from svmtune.solvers.loo_bias import decision_scale, left_out_decision
+from svmtune.solvers.loo_bias import decision_scale
 from svmtune.solvers.loo_retrains import (
     SHRINK_AFTER,
     CountedGram,
     FullGbar,
     RetrainSetup,
+    ShrinkingTail,
     outputs,
     retrain_on_rows,
-    shrinking_cpu,
-    shrinking_run,
 )
 from svmtune.solvers.smo import SMO
 
@@ -162,25 +161,16 @@ class _Steps:
     def _shrinking(self, t: float, steps: int) -> tuple[float, int, int, int]:
         """The shrinking SMO from ``work[0]`` and ``work[1]`` (in place) for ``steps`` steps,
         or (under Franc's stop) until the refinement's CPU reaches the next window's onset."""
-        setup, work = self.setup, self.work
-        n = setup.y.shape[0]
-        sr, moved = shrinking_run(
-            setup, self.store, self.gbar_full, work[0], work[1], self.r, steps
+        work = self.work
+        tail = ShrinkingTail(
+            self.setup, self.store, self.gbar_full, work[0], work[1], self.r, max_iter=steps, tol=t
         )
-        sr.tol = t
-        read0 = self.store.read
-        self.cpu += shrinking_cpu(0, moved * n, n)
+        self.cpu += tail.cpu  # the start's
         while True:
-            swept0, r0 = sr.swept, self.store.read
-            sr.run(max_steps=_CHUNK if self.franc else None)
-            self.cpu += shrinking_cpu(sr.swept - swept0, self.store.read - r0, n)
-            done = sr.converged or sr.iterations >= steps
-            if done or (self.franc and self.cpu >= self.onset):
+            self.cpu += tail.advance(_CHUNK if self.franc else None)
+            if tail.done() or (self.franc and self.cpu >= self.onset):
                 break
-        G_now = sr.gradient  # work[1], the shrunk variables' part recomputed
-        rows = int(moved + 2 * sr.iterations + -(-(self.store.read - read0) // n))
-        status = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER
-        return left_out_decision(setup.y, G_now, self.r), status, int(sr.iterations), rows
+        return tail.decision(), tail.status(), int(tail.run.iterations), tail.rows()
 
     def level(
         self, a: NDArray[np.float64], G: NDArray[np.float64], t: float

@@ -44,7 +44,7 @@ __all__ = [
     "outputs",
     "seed_without",
     "shrinking_cpu",
-    "shrinking_run",
+    "ShrinkingTail",
 ]
 
 SHRINK_AFTER = 200
@@ -264,13 +264,16 @@ def retrain_shrinking(
                 if measure is not None:
                     measure.record(r, st, it, cpu, work)
                 continue
-            dec[k], status[k], more, extra, tail = _finish_shrinking(
-                setup, store, gbar_full, work, r, it
+            # not done: on from where it is (work[0], work[1]) to the eps-KKT stop
+            tail = ShrinkingTail(
+                setup, store, gbar_full, work[0], work[1], r, max_iter=setup.cap - it
             )
-            iters[k] = it + more
-            rows[k] = rw + extra
+            tail.advance()
+            rows[k] = rw + tail.rows()  # before the decision's gradient reconstruction
+            dec[k], status[k] = tail.decision(), tail.status()
+            iters[k] = it + tail.run.iterations
             if measure is not None:
-                measure.record_handed_over(r, cpu, tail)
+                measure.record_handed_over(r, cpu, tail.cpu)
 
     with quiet_max_iter():  # counted and reported once
         if n_jobs == 1 or m < 2:
@@ -285,28 +288,6 @@ def retrain_shrinking(
                 for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
             )
     return dec, status, iters, rows
-
-
-def _finish_shrinking(
-    setup: RetrainSetup,
-    store: CountedGram,
-    gbar_full: FullGbar,
-    work: NDArray[np.float64],
-    r: int,
-    done: int,
-) -> tuple[float, int, int, int, float]:
-    """An eps-KKT retrain not done in ``SHRINK_AFTER`` steps, on from ``work[0]`` (alpha) and
-    ``work[1]`` (G) on the shrinking SMO: ``(decision, status, iterations, kernel rows, CPU)``,
-    the CPU counted in eps-KKT steps (:func:`shrinking_cpu`)."""
-    n = setup.y.shape[0]
-    sr, moved = shrinking_run(setup, store, gbar_full, work[0], work[1], r, setup.cap - done)
-    read0 = store.read
-    sr.run()
-    status = _exact_loo_loop.KKT if sr.converged else _exact_loo_loop.MAX_ITER
-    reads = -(-(store.read - read0) // n)
-    rows = int(moved + 2 * sr.iterations + reads)
-    cpu = shrinking_cpu(sr.swept, store.read - read0 + moved * n, n)
-    return left_out_decision(setup.y, sr.gradient, r), status, int(sr.iterations), rows, cpu
 
 
 WORK_SWEPT = 3.0
@@ -328,46 +309,92 @@ def shrinking_cpu(swept: int, reads: int, n: int) -> float:
     return (WORK_SWEPT * swept + WORK_READ * reads) / n
 
 
-def shrinking_run(
-    setup: RetrainSetup,
-    store: CountedGram,
-    gbar_full: FullGbar,
-    alpha: NDArray[np.float64],
-    G: NDArray[np.float64],
-    r: int,
-    max_iter: int,
-) -> tuple[SMORun, int]:
-    """The shrinking SMO of a retrain without ``r``, from ``alpha`` and ``G`` (updated in place),
-    and the kernel rows its start read (the variables that moved onto or off C)."""
-    y, C, K = setup.y, setup.C, setup.K
-    n = y.shape[0]
-    Cv = np.full(n, C)
-    everyone = np.arange(n, dtype=np.int64)
-    # the shrinking SMO's Gbar (the gradient part from variables at C) needs the rows of the
-    # ones that moved onto or off C since the full solution
-    moved = np.flatnonzero((alpha >= Cv) != (setup.full.alpha >= Cv))
-    Gbar = gbar_full.get()
-    if moved.size:
-        w = np.where(alpha[moved] >= C, C, -C) * y[moved]
-        Gbar += y * (w @ K[moved])
-    sr = SMORun(
-        store,
-        y,
-        Cv,
-        alpha,
-        G,
-        everyone[everyone != r],
-        tol=float(setup.solver.tol),
-        second_order=setup.solver.selection == "second_order",
-        max_iter=max_iter,
-        kernel_evals=0,
-        shrinking=bool(setup.solver.shrinking),
-        gbar=Gbar,
-    )
-    # a retrain starts next to its optimum: it shrinks after its first SHRINK_AFTER steps
-    # (made in the compiled loop), not after min(n, 1000) as an SMO from scratch
-    sr._state[_shrinking.COUNTER] = 1
-    return sr, int(moved.size)
+class ShrinkingTail:
+    """The shrinking SMO of a retrain without ``r``, from ``alpha`` and ``G`` (updated in
+    place), run in parts and counted: its CPU in eps-KKT steps of the compiled loop
+    (:func:`shrinking_cpu`, the start's reads included) and its kernel rows read.
+
+    Its start reads the kernel rows of the variables that moved onto or off C since the full
+    solution (``moved``: the shrinking SMO's ``Gbar``, the gradient part from variables at C,
+    needs them); each step reads two rows; the gradient refreshes read what ``store`` counts.
+    A retrain starts next to its optimum: it shrinks after the steps it made in the compiled
+    loop, not after ``min(n, 1000)`` as an SMO from scratch.
+
+    Attributes
+    ----------
+    run : SMORun
+        The solver's state (``iterations``, ``converged``, ``alpha``, ``gradient``).
+    moved : int
+        Kernel rows its start read.
+    cpu : float
+        Counted CPU so far.
+    """
+
+    def __init__(
+        self,
+        setup: RetrainSetup,
+        store: CountedGram,
+        gbar_full: FullGbar,
+        alpha: NDArray[np.float64],
+        G: NDArray[np.float64],
+        r: int,
+        *,
+        max_iter: int,
+        tol: float | None = None,
+    ) -> None:
+        y, C, K = setup.y, setup.C, setup.K
+        n = y.shape[0]
+        Cv = np.full(n, C)
+        everyone = np.arange(n, dtype=np.int64)
+        moved = np.flatnonzero((alpha >= Cv) != (setup.full.alpha >= Cv))
+        Gbar = gbar_full.get()
+        if moved.size:
+            w = np.where(alpha[moved] >= C, C, -C) * y[moved]
+            Gbar += y * (w @ K[moved])
+        self.run = SMORun(
+            store,
+            y,
+            Cv,
+            alpha,
+            G,
+            everyone[everyone != r],
+            tol=float(setup.solver.tol if tol is None else tol),
+            second_order=setup.solver.selection == "second_order",
+            max_iter=max_iter,
+            kernel_evals=0,
+            shrinking=bool(setup.solver.shrinking),
+            gbar=Gbar,
+        )
+        self.run._state[_shrinking.COUNTER] = 1  # shrink at once
+        self.moved = int(moved.size)
+        self.cpu = shrinking_cpu(0, self.moved * n, n)
+        self._y, self._r, self._store, self._read0 = y, r, store, store.read
+
+    def advance(self, max_steps: int | None = None) -> float:
+        """At most ``max_steps`` more steps (all it needs when None); their counted CPU."""
+        run, store = self.run, self._store
+        swept0, read0 = run.swept, store.read
+        run.run(max_steps=max_steps)
+        cpu = shrinking_cpu(run.swept - swept0, store.read - read0, self._y.shape[0])
+        self.cpu += cpu
+        return cpu
+
+    def done(self) -> bool:
+        """Converged, or at ``max_iter`` steps."""
+        return bool(self.run.converged or self.run.iterations >= self.run.max_iter)
+
+    def status(self) -> int:
+        """The compiled loop's status code: eps-KKT reached, or ``MAX_ITER``."""
+        return _exact_loo_loop.KKT if self.run.converged else _exact_loo_loop.MAX_ITER
+
+    def rows(self) -> int:
+        """Kernel rows read so far (a refresh's reads rounded up to whole rows)."""
+        reads = -(-(self._store.read - self._read0) // self._y.shape[0])
+        return int(self.moved + 2 * self.run.iterations + reads)
+
+    def decision(self) -> float:
+        """The decision at the left-out point (the shrunk variables' gradient recomputed)."""
+        return left_out_decision(self._y, self.run.gradient, self._r)
 
 
 def retrain_on_rows(
