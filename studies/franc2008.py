@@ -34,8 +34,9 @@ What this study does, on two shared cores:
 
 writes the standard table and plots, and (``figures``) ``table2.csv`` (ours beside the paper's
 Table 2) and ``table3.csv`` (franc vs kkt from the stored cells: CPU-time and KerEval ratios over
-the whole model selection, ours beside the paper's, and Prec % recomputed over the whole grid of
-the selection realizations, as the paper counts it).
+the whole model selection, ours beside the paper's, and Prec % over the whole grid of the
+selection realizations, as the paper counts it: summed from the franc cells' stored evaluations,
+whose traces keep each setting's ``certified`` and ``under_franc`` counts).
 """
 
 import json
