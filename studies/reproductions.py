@@ -634,7 +634,9 @@ def franc_section(st: Studies, scale: Scale, n_jobs: int = 1) -> tuple[list[str]
             "certified by Franc's bound (the paper's Prec). H, ascended by its own greedy steps, "
             "overtakes F long before the eps-KKT stop where retrains are long (linear kernel, "
             "large C); CPU gains less than kernel columns, as the eps-KKT retrains shrink and "
-            "Franc's do not."
+            "Franc's do not. Where the RBF saving is small (narrow kernels, large C), the bound "
+            "itself is the limit: the best H any ascent could reach certifies few of those "
+            "retrains at all (docs/exact-loo.md, `benchmarks/franc_diagnose.py`)."
         )
     v.append(
         "Known differences: thyroid is KEEL's new-thyroid1 (35 positives of 215, Ratsch's has "
