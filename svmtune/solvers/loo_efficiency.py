@@ -14,8 +14,9 @@ open for the rest, and the test takes the one that cost the least CPU on the ret
 
 CPU is counted, not timed, so the choice is the same on every machine and every rerun: the
 compiled loop counts its steps in eps-KKT steps over all points
-(:data:`svmtune.solvers._exact_loo_loop.WORK_RETRAIN`), the shrinking SMO the variables its
-passes swept and the kernel entries it read (:func:`svmtune.solvers.loo_retrains.shrinking_cpu`).
+(:data:`svmtune.solvers._exact_loo_loop.WORK_RETRAIN`), the shrinking SMO its runs, its steps,
+the variables they swept and the kernel entries it read
+(:func:`svmtune.solvers.loo_retrains.shrinking_cpu`).
 What the retrains did not run is measured only as far as the choice needs: the certified
 retrains go on under the eps-KKT stop (in the compiled loop, then on the shrinking SMO), one
 after another, until the eps-KKT stop has cost more than Franc's over all of them; then the
@@ -61,7 +62,7 @@ __all__ = ["MARGIN", "OVERHEAD", "Measure"]
 
 MARGIN = 0.2
 """A way under Franc's stop is taken only where its counted CPU times ``1 + MARGIN`` is below
-the eps-KKT stop's: the counts' constants are fitted to timed runs within about 10-40 %
+the eps-KKT stop's: the counts' constants are fitted to timed runs within about 10-30 %
 (``python benchmarks/franc_stop.py --step-cost``), and a near tie is not worth the bound's
 risk."""
 
@@ -69,8 +70,9 @@ OVERHEAD = 0.03
 """The share of the projected CPU of all retrains (:meth:`Measure.allowance`) that the CPU test
 may spend beyond what the eps-KKT stop costs on the retrains it measures."""
 
-_CHUNK = 64
-"""Steps of the shrinking SMO between two looks at the measurement's budget."""
+_CHUNK = 256
+"""Steps of the shrinking SMO between two looks at the measurement's budget: each look costs a
+call into the compiled solver (about 9 microseconds, some 40 of its steps), uncounted."""
 
 
 @dataclass
