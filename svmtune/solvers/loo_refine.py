@@ -44,8 +44,8 @@ eps-KKT steps of the compiled loop over all points) before Franc's bound (when a
 a window (:class:`_Steps`): a refinement that ends sooner pays nothing for the bound, a long
 one (large C, the linear kernel: up to millions of steps at the tighter tolerances) is mostly
 certified in its first windows. ``exact_loo(stopping="franc")`` with the linear kernel, windows
-from 10,000 against none: heart 82 against 82 ms at C = 1, 1.45 against 5.29 s at C = 10,
-6.7 against 17.0 s at C = 100; sonar 285 against 327 ms at C = 10; ionosphere 1.26 against
+from 10,000 against none: heart 84 against 84 ms at C = 1, 0.98 against 5.38 s at C = 10,
+7.0 against 17.4 s at C = 100; sonar 300 against 325 ms at C = 10; ionosphere 1.25 against
 1.24 s at C = 100 (``python benchmarks/franc_stop.py --grid other --kernels linear
 --refine-after 3000,10000,30000,0``)."""
 
