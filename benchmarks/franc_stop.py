@@ -398,11 +398,12 @@ def _shrink_case(name: str, kernel: str, C: float, gamma) -> tuple | None:
 
 def shrink_cost() -> None:
     """The shrinking SMO's CPU count (``WORK_SWEPT``, ``WORK_READ``, ``WORK_SHRINK_STEP``,
-    ``WORK_TAIL`` in ``loo_retrains``), fitted to :data:`SHRINK_COST_CASES`: the CPU of each
-    case's shrinking runs (:func:`_shrink_case`), in eps-KKT steps of the compiled loop, as
+    ``WORK_TAIL`` in ``svmtune.solvers.shrinking_cost``), fitted to :data:`SHRINK_COST_CASES`:
+    the CPU of each case's shrinking runs (:func:`_shrink_case`), in eps-KKT steps of the
+    compiled loop, as
     ``(WORK_SWEPT swept + WORK_READ reads + WORK_SHRINK_STEP steps + WORK_TAIL runs) / n``
     (least squares, relative errors); prints the fit and the count in use against the time."""
-    from svmtune.solvers.loo_retrains import shrinking_cpu
+    from svmtune.solvers.shrinking_cost import shrinking_cpu
 
     rows = []
     for name, kernel, C, gamma in SHRINK_COST_CASES:

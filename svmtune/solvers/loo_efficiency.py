@@ -16,7 +16,7 @@ CPU is counted, not timed, so the choice is the same on every machine and every 
 compiled loop counts its steps in eps-KKT steps over all points
 (:data:`svmtune.solvers._exact_loo_loop.WORK_RETRAIN`), the shrinking SMO its runs, its steps,
 the variables they swept and the kernel entries it read
-(:func:`svmtune.solvers.loo_retrains.shrinking_cpu`).
+(:func:`svmtune.solvers.shrinking_cost.shrinking_cpu`).
 What the retrains did not run is measured only as far as the choice needs: the certified
 retrains go on under the eps-KKT stop (in the compiled loop, then on the shrinking SMO), one
 after another, until the eps-KKT stop has cost more than Franc's over all of them; then the
