@@ -127,7 +127,7 @@ def prec_counts(
     study's grid otherwise (cells stored before the traces kept the counts; as long as the
     franc cell again). Recomputed counts are kept beside a SQLite storage, in
     ``<storage>-prec.json`` (``--rerun franc2008`` of ``studies/reproductions.py`` deletes it
-    with the cells), and computed ``n_jobs`` at a time (joblib), the costliest cells first."""
+    with the cells) as each is computed, ``n_jobs`` at a time (joblib), the costliest first."""
     stored = _stored_prec(study)
     out = {k: stored[k] for k in keys if k in stored}
     todo = [k for k in keys if k not in out]
@@ -148,12 +148,13 @@ def prec_counts(
 
         cost = _franc_cpu(study)
         missing.sort(key=lambda k: -cost.get(k, 0.0))
-        counts = Parallel(n_jobs=min(n_jobs, len(missing)))(
+        done = Parallel(n_jobs=min(n_jobs, len(missing)), return_as="generator_unordered")(
             delayed(_split_prec)(text[k]) for k in missing
         )
-        known.update({text[k]: c for k, c in zip(missing, counts, strict=True)})
-        if cache is not None:
-            cache.write_text(json.dumps(known, indent=1, sort_keys=True))
+        for key, counts in done:  # kept as each ends: an interrupted page loses no count
+            known[key] = counts
+            if cache is not None:
+                cache.write_text(json.dumps(known, indent=1, sort_keys=True))
     out.update({k: tuple(known[text[k]]) for k in todo})
     return out
 
@@ -211,8 +212,9 @@ def _prec_cache(study: Study) -> Path | None:
     )
 
 
-def _split_prec(key: str) -> tuple[float, float]:
-    """(certified, retrained under Franc's stop) over the grid, on one realization."""
+def _split_prec(key: str) -> tuple[str, tuple[float, float]]:
+    """``key`` and (certified, retrained under Franc's stop) over the grid, on one
+    realization."""
     from svmtune.datasets import ratsch_split
     from svmtune.solvers import exact_loo
     from svmtune.study import split_seed
@@ -227,7 +229,7 @@ def _split_prec(key: str) -> tuple[float, float]:
             c = exact_loo(ytr, C=C, gram=K, stopping="franc", efficiency="certified").counts
             certified += c["certified"]
             under += c["under_franc"]
-    return certified, under
+    return key, (certified, under)
 
 
 def figures(study: Study, outdir: Path) -> list[Path]:
