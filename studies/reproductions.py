@@ -462,11 +462,19 @@ def _test_errors(name: str, label: str, seed: int, kernel: str, p: dict[str, flo
     return np.array(errs)
 
 
-def _prec(
-    mod: Any, study: Study, label: str, kernel: str, splits: list[int], n_jobs: int = 1
-) -> str:
+def _prec_counts(mod: Any, study: Study, tr: pd.DataFrame, n_jobs: int) -> dict:
+    """Franc's counts of every stored franc cell (:func:`franc2008.prec_counts`), at once."""
+    if tr.empty:
+        return {}
+    franc = tr[tr["method"].str.startswith("ExactLOO franc ")]
+    kernels = franc["method"].str.removeprefix("ExactLOO franc ")
+    keys = sorted(set(zip(franc["dataset"], kernels, franc["split"].astype(int), strict=True)))
+    return mod.prec_counts(study, keys, n_jobs=n_jobs)
+
+
+def _prec(mod: Any, counts: dict, label: str, kernel: str, splits: list[int]) -> str:
     """Prec % (certified / retrained under Franc's stop) over the whole grid, as the paper."""
-    prec = mod.grid_prec(study, label, kernel, splits, n_jobs=n_jobs)
+    prec = mod.prec_percent(counts, [(label, kernel, s) for s in splits])
     return f"{prec:.1f}" if prec == prec else "no retrain"
 
 
@@ -482,6 +490,7 @@ def franc_section(st: Studies, scale: Scale, n_jobs: int = 1) -> tuple[list[str]
     study = st.franc
     mod = st.modules["franc2008"]
     res, tr = _results(study), _traces(study)
+    counts = _prec_counts(mod, study, tr, n_jobs)  # one pool for all that must be recomputed
     run_sets = study.datasets if isinstance(study.datasets, dict) else {}
     n_real = int(res["split"].nunique()) if len(res) else 0
     t2_rows, t3_rows = [], []
@@ -521,7 +530,7 @@ def franc_section(st: Studies, scale: Scale, n_jobs: int = 1) -> tuple[list[str]
             t0 = time.process_time()
             n_test = min(scale.franc_test, mod.TEST_REALIZATIONS.get(label, scale.franc_test))
             errs = _test_errors(mod.DATASETS[label], label, study.seed, kernel, p, n_test)
-            prec = _prec(mod, study, label, kernel, sorted(set(franc["split"])), n_jobs)
+            prec = _prec(mod, counts, label, kernel, sorted(set(franc["split"])))
             t_test += time.process_time() - t0
             test_m, test_sd = (
                 float(errs.mean()),
