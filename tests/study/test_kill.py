@@ -141,6 +141,14 @@ def test_sigkill_part_way_then_resume_gives_every_cell_once_with_the_same_values
     assert (merged["test_error"] == merged["test_error_after"]).all()
 
 
+def _default_sigint() -> None:
+    """Ctrl-C's default action in the child, as in a terminal. A shell without job control
+    starts a background command (``pytest &``) with SIGINT ignored, its children inherit that,
+    and Python then installs no KeyboardInterrupt handler: the run would ignore the signal and
+    finish."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a process group is POSIX")
 def test_ctrl_c_gives_back_the_claims_and_leaves_the_cells_in_the_db_file(tmp_path):
@@ -152,7 +160,13 @@ def test_ctrl_c_gives_back_the_claims_and_leaves_the_cells_in_the_db_file(tmp_pa
     cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", f"sqlite:///{db}"]
     cmd += ["--n-jobs", "1", "--no-progress", "--output", str(tmp_path / "out")]
     env = {**os.environ, "KILLME_SECONDS": "0.25"}
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        preexec_fn=_default_sigint,
+    )
     try:
         deadline = time.monotonic() + 120
         while count_cells(db) < 1:
