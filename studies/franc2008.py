@@ -117,14 +117,15 @@ def grid_prec(study: Study, name: str, kernel: str, splits: list[int], *, n_jobs
 def prec_percent(
     counts: dict[tuple[str, str, int], tuple[float, float]], keys: list[tuple[str, str, int]]
 ) -> float:
-    """Prec % of ``keys`` from :func:`prec_counts`' ``counts`` (NaN where none ran under it)."""
-    certified = sum(counts[k][0] for k in keys)
-    under = sum(counts[k][1] for k in keys)
+    """Prec % of ``keys`` from :func:`prec_counts`' ``counts`` (NaN where none ran under it;
+    keys without counts are left out)."""
+    certified = sum(counts[k][0] for k in keys if k in counts)
+    under = sum(counts[k][1] for k in keys if k in counts)
     return 100.0 * certified / under if under else float("nan")
 
 
 def prec_counts(
-    study: Study, keys: list[tuple[str, str, int]], *, n_jobs: int = 1
+    study: Study, keys: list[tuple[str, str, int]], *, n_jobs: int = 1, recompute: bool = True
 ) -> dict[tuple[str, str, int], tuple[float, float]]:
     """(certified, retrained under Franc's stop) over the grid, per (data set, kernel,
     realization) in ``keys``.
@@ -134,7 +135,9 @@ def prec_counts(
     study's grid otherwise (cells stored before the traces kept the counts; as long as the
     franc cell again). Recomputed counts are kept beside a SQLite storage, in
     ``<storage>-prec.json`` (``--rerun franc2008`` of ``studies/reproductions.py`` deletes it
-    with the cells) as each is computed, ``n_jobs`` at a time (joblib), the costliest first."""
+    with the cells) as each is computed, ``n_jobs`` at a time (joblib), the costliest first.
+    With ``recompute=False`` nothing is recomputed: keys with neither stored nor kept counts are
+    left out of the answer."""
     stored = _stored_prec(study)
     out = {k: stored[k] for k in keys if k in stored}
     todo = [k for k in keys if k not in out]
@@ -150,7 +153,9 @@ def prec_counts(
         k: json.dumps([study.seed, k[0], k[1], k[2], grids[k[1]]], sort_keys=True) for k in todo
     }
     missing = [k for k in todo if text[k] not in known]
-    if missing:
+    if not recompute:
+        todo = [k for k in todo if k not in missing]
+    elif missing:
         from joblib import Parallel, delayed
 
         cost = _franc_cpu(study)

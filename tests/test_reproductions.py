@@ -231,13 +231,28 @@ def test_smoke_run_writes_a_page_of_the_same_shape(tmp_path):
     assert set(stored) == keys
     assert all(0 < certified <= under for certified, under in stored.values())
     assert not (tmp_path / "franc2008.db-prec.json").exists()
+    # a page that recomputes none names the realizations its Prec counts ...
+    with sqlite3.connect(tmp_path / "franc2008.db") as db:
+        db.execute(
+            "UPDATE traces SET certified = NULL"
+            " WHERE cell_id IN (SELECT id FROM cells WHERE split = 1)"
+        )
+    part = tmp_path / "part.md"
+    args = ["--smoke", "--no-run", "--prec-stored-only", "--results", str(tmp_path)]
+    R.main([*args, "--out", str(part)])
+    (t3,) = _find(_sections(part.read_text()), "Franc, Laskov, Muller (2008), Table 3")
+    heart = next(r for r in t3 if r["data set"] == "Heart")
+    assert heart["linear Prec % ours"].endswith(" (realizations 0)")
+    assert not (tmp_path / "franc2008.db-prec.json").exists()
     # ... and a recomputation over the grid (for cells stored without them) agrees
     with sqlite3.connect(tmp_path / "franc2008.db") as db:
         db.execute("UPDATE traces SET certified = NULL")
     assert franc._stored_prec(st.franc) == {}
+    assert franc.prec_counts(st.franc, sorted(keys), recompute=False) == {}
     assert franc.prec_counts(st.franc, sorted(keys), n_jobs=2) == stored
     prec = json.loads((tmp_path / "franc2008.db-prec.json").read_text())
     assert len(prec) == 4  # kept per realization beside the cells; --rerun drops them
+    assert franc.prec_counts(st.franc, sorted(keys), recompute=False) == stored
     # a page written again from the stored cells alone is the same page
     again = tmp_path / "again.md"
     R.main(["--smoke", "--no-run", "--results", str(tmp_path), "--out", str(again)])
