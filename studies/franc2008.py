@@ -106,14 +106,6 @@ PAPER_TABLE3 = {
 }
 
 
-def grid_prec(study: Study, name: str, kernel: str, splits: list[int], *, n_jobs: int = 1) -> float:
-    """Prec % over the whole grid, as the paper counts it: retrains certified by Franc's bound
-    over retrains run under it, over every setting of the grid and the given realizations
-    (:func:`prec_counts`)."""
-    keys = [(name, kernel, s) for s in splits]
-    return prec_percent(prec_counts(study, keys, n_jobs=n_jobs), keys)
-
-
 def prec_percent(
     counts: dict[tuple[str, str, int], tuple[float, float]], keys: list[tuple[str, str, int]]
 ) -> float:
@@ -166,9 +158,21 @@ def prec_counts(
         for key, counts in done:  # kept as each ends: an interrupted page loses no count
             known[key] = counts
             if cache is not None:
-                cache.write_text(json.dumps(known, indent=1, sort_keys=True))
+                known = _keep(cache, known)
     out.update({k: tuple(known[text[k]]) for k in todo})
     return out
+
+
+def franc_keys(study: Study, frame: pd.DataFrame) -> list[tuple[str, str, int]]:
+    """The (data set, kernel, realization) of the franc cells in ``frame`` (cells or traces),
+    the keys :func:`prec_counts` takes."""
+    cells = _franc_cells(study, frame)
+    return sorted(
+        {
+            (str(d), str(k), int(s))
+            for d, k, s in cells[["dataset", "kernel", "split"]].itertuples(index=False)
+        }
+    )
 
 
 def _franc_cells(study: Study, frame: pd.DataFrame) -> pd.DataFrame:
@@ -224,6 +228,16 @@ def _prec_cache(study: Study) -> Path | None:
     )
 
 
+def _keep(cache: Path, known: dict) -> dict:
+    """Write ``known`` to ``cache`` merged with what another page writer kept there meanwhile,
+    through a temporary file renamed over it (a reader never sees half a file)."""
+    merged = {**(json.loads(cache.read_text()) if cache.exists() else {}), **known}
+    tmp = cache.with_name(cache.name + ".tmp")
+    tmp.write_text(json.dumps(merged, indent=1, sort_keys=True))
+    tmp.replace(cache)
+    return merged
+
+
 def _split_prec(key: str) -> tuple[str, tuple[float, float]]:
     """``key`` and (certified, retrained under Franc's stop) over the grid, on one
     realization."""
@@ -249,14 +263,7 @@ def figures(study: Study, outdir: Path) -> list[Path]:
     res = study.results()
     res = res[res["status"] == "ok"]
     rows2, rows3 = [], []
-    franc_cells = _franc_cells(study, res)
-    keys = sorted(
-        {
-            (str(d), str(k), int(s))
-            for d, k, s in franc_cells[["dataset", "kernel", "split"]].itertuples(index=False)
-        }
-    )
-    counts = prec_counts(study, keys)  # one pass over the stored traces, one pool
+    counts = prec_counts(study, franc_keys(study, res))  # one read of the traces, one pool
     for name in DATASETS:
         part = res[res["dataset"] == name]
         if part.empty:

@@ -468,32 +468,22 @@ def _prec_counts(
     """Franc's counts of every stored franc cell (:func:`franc2008.prec_counts`), at once."""
     if tr.empty:
         return {}
-    franc = tr[tr["method"].str.startswith("ExactLOO franc ")]
-    kernels = franc["method"].str.removeprefix("ExactLOO franc ")
-    keys = sorted(set(zip(franc["dataset"], kernels, franc["split"].astype(int), strict=True)))
-    return mod.prec_counts(study, keys, n_jobs=n_jobs, recompute=recompute)
+    return mod.prec_counts(study, mod.franc_keys(study, tr), n_jobs=n_jobs, recompute=recompute)
 
 
-def _prec(mod: Any, counts: dict, label: str, kernel: str, splits: list[int]) -> str:
-    """Prec % (certified / retrained under Franc's stop) over the whole grid, as the paper;
-    the realizations counted are named where some have no counts (``--prec-stored-only``)."""
+def _prec(mod: Any, counts: dict, label: str, kernel: str, splits: list[int]) -> tuple[float, str]:
+    """Prec % (certified / retrained under Franc's stop) over the whole grid, as the paper, and
+    its cell; the realizations counted are named where some have no counts
+    (``--prec-stored-only``)."""
     keys = [(label, kernel, s) for s in splits]
     counted = [k[2] for k in keys if k in counts]
     if not counted:
-        return "not counted"
+        return math.nan, "not counted"
     prec = mod.prec_percent(counts, keys)
     text = f"{prec:.1f}" if prec == prec else "no retrain"
     if len(counted) < len(keys):
         text += " (realizations " + ", ".join(str(s) for s in counted) + ")"
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
+    return prec, text
 
 
 def franc_section(
@@ -509,6 +499,7 @@ def franc_section(
     t2_rows, t3_rows = [], []
     same_loo = total_loo = 0
     differ: list[str] = []
+    precs: list[float] = []
     verdict_data = []
     speedups: list[tuple[str, float, float, float, float]] = []
     used: list[int] = []
@@ -544,7 +535,9 @@ def franc_section(
             t0 = time.process_time()
             n_test = min(scale.franc_test, mod.TEST_REALIZATIONS.get(label, scale.franc_test))
             errs = _test_errors(mod.DATASETS[label], label, study.seed, kernel, p, n_test)
-            prec = _prec(mod, counts, label, kernel, sorted(set(franc["split"])))
+            prec, prec_text = _prec(mod, counts, label, kernel, sorted(set(franc["split"])))
+            if prec == prec:
+                precs.append(prec)
             t_test += time.process_time() - t0
             test_m, test_sd = (
                 float(errs.mean()),
@@ -583,7 +576,7 @@ def franc_section(
                 f"{ck['cpu_s'].sum():.1f} s, {time_up:.2f}",
                 f"{num(paper3[3], 1)} / {it_up:.2f}",
                 num(paper3[4], 1),
-                prec,
+                prec_text,
             ]
             speedups.append((kernel, time_up, it_up, paper3[2], paper3[3]))
         t2_rows.append(row2)
@@ -671,8 +664,6 @@ def franc_section(
                 f"{np.median([x[4] for x in sp]):.1f}x) and {np.median([x[1] for x in sp]):.2f}x "
                 f"the CPU time (paper: {np.median([x[3] for x in sp]):.1f}x)."
             )
-    firsts = [r.split(" ")[0] for row in t3_rows for r in row[6::6]]  # "92.3 (realizations ..)"
-    precs = [float(r) for r in firsts if _is_number(r)]
     if precs and speedups:
         v.append(
             f"Over the whole grid a median {np.median(precs):.0f} % of the retrains are "
