@@ -2,8 +2,8 @@
 one process, against the CPU seconds of the study's own cells.
 
 ``svmtune run studies/quickstart.py`` ends with its report: the study's plots
-(``svmtune.study.figures._plots.plot_jobs``) and the verdict
-(``svmtune.study.verdict._verdict.verdict_jobs``:
+(``svmtune.study.figures.plot_jobs``) and the verdict
+(``svmtune.study.verdict_jobs``:
 comparison, CD diagram, ``report.md``, anytime profiles, ECDF). This runs the quickstart once
 into a temporary database (about a minute on two cores; ``--db`` reuses one), then times every
 job (build the figure, ``savefig``) in this process, ``--repeat`` times, and prints the least
@@ -66,10 +66,8 @@ def main(argv: list[str] | None = None) -> None:
 
         from matplotlib.figure import Figure
 
-        from svmtune.study import Storage, load_study_module, objective_labels
-        from svmtune.study.figures._figure_jobs import by_cost
-        from svmtune.study.figures._plots import plot_jobs
-        from svmtune.study.verdict._verdict import verdict_jobs
+        from svmtune.study import Storage, load_study_module, objective_labels, verdict_jobs
+        from svmtune.study.figures import by_cost, plot_jobs
 
         study = load_study_module(args.study or QUICKSTART).study
         store = Storage(f"sqlite:///{db}", read_only=True)

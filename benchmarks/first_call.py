@@ -20,12 +20,11 @@ import sys
 from svmtune.datasets import load
 from svmtune.kernels import RBF
 from svmtune.objectives import LOOEstimate
-from svmtune.tuners import Bisection
-from svmtune.tuners import _warm_up
+from svmtune.tuners import Bisection, skip_warm_up
 
 X, y = load("heart")
 if sys.argv[1] == "off":
-    _warm_up._WARMED.add(_warm_up._key(LOOEstimate(), Bisection(), RBF()))
+    skip_warm_up(LOOEstimate(), Bisection(), RBF())
 costs = [Bisection().tune(LOOEstimate(), X, y, kernel=RBF()).total_cost.cpu_s for _ in range(3)]
 print(" ".join(f"{c:.3f}" for c in costs))
 """

@@ -40,7 +40,7 @@ from scipy.optimize import minimize
 from svmtune.datasets import fischetti_split, load, ratsch_split
 from svmtune.kernels import RBF, Linear
 from svmtune.solvers import SMO, exact_loo
-from svmtune.solvers import _exact_loo_loop as loop
+from svmtune.solvers import retrain_loop as loop
 
 
 def h_star(

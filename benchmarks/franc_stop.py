@@ -27,9 +27,10 @@ Modes:
 - ``--efficiency cpu|certified``: the efficiency test of ``stopping="franc"`` (``cpu``, the
   default: Franc kept where it costs less CPU, retrains handed to the shrinking SMO after 200
   steps under either stop; ``certified``: the paper's, its bound to the end of every retrain);
-- ``--step-cost``: the constants of the CPU the retrains count (``WORK_*`` in
-  ``svmtune/solvers/_exact_loo_loop.py``, fitted to timed compiled retrains of 35 settings, and
-  in ``svmtune/solvers/loo_retrains.py``, fitted to timed shrinking runs of 11);
+- ``--step-cost``: the constants of the CPU the retrains count (``WORK_*`` of
+  ``svmtune.solvers.retrain_loop``, fitted to timed compiled retrains of 35 settings, and of
+  ``svmtune.solvers.shrinking_cost``, fitted to timed shrinking runs of 18), by
+  ``benchmarks/franc_cost.py``;
 - ``--refine-after 10000,20000,0``: exact_loo's CPU under Franc's stop with the bound turned on
   in the refinements after each step count (``REFINE_FRANC_AFTER`` in
   ``svmtune/solvers/loo_refine.py``; 0: never), on the settings chosen;
@@ -214,7 +215,7 @@ def refine_after(args: argparse.Namespace) -> None:
 
 def h_steps(args: argparse.Namespace) -> None:
     """Greedy H steps per SMO step, on the compiled retrain loop (the points exact_loo retrains)."""
-    from svmtune.solvers import _exact_loo_loop as loop
+    from svmtune.solvers import retrain_loop as loop
 
     for name, s, X, y in splits(args):
         for kernel in args.kernels:
@@ -245,192 +246,6 @@ def h_steps(args: argparse.Namespace) -> None:
                         f" certified {cert} of {todo.size}",
                         flush=True,
                     )
-
-
-STEP_COST_CASES = [
-    (name, kernel, C)
-    for name in ["heart", "sonar", "ionosphere", "wdbc", "banana", "ringnorm"]
-    for kernel, Cs in (("rbf", (0.1, 1.0, 10.0, 100.0)), ("linear", (0.1, 1.0)))
-    for C in Cs
-    if not (name == "ringnorm" and kernel == "linear" and C > 0.1)
-]
-
-
-def _timed_retrains(K, y, C, franc: bool, todo) -> tuple[float, int, int, float]:
-    """Best of 5 of the compiled retrains of ``todo``: (seconds, steps, retrains, counted CPU)."""
-    from svmtune.solvers import _exact_loo_loop as loop
-
-    full = SMO(tol=1e-3, check_kernel=False).solve(y, C=C, gram=K)
-    a, G = np.ascontiguousarray(full.alpha), np.ascontiguousarray(full.gradient)
-    diag, work = np.ascontiguousarray(np.diag(K)), loop.work_arrays(y.size)
-    o = loop.RetrainOptions(C, 1e-3, franc, 10**7, 1, True, loop.EXACT_BIAS_EVERY)
-    loop.retrain_one(K, diag, y, a, G, int(todo[0]), o, work)
-    best = np.inf
-    for _ in range(5):
-        t0 = time.perf_counter()
-        runs = [loop.retrain_one(K, diag, y, a, G, int(r), o, work) for r in todo]
-        best = min(best, time.perf_counter() - t0)
-    return best, sum(r[2] for r in runs), len(todo), sum(r[4] for r in runs)
-
-
-def step_cost() -> None:
-    """The constants of the retrains' CPU count (``WORK_*`` in ``_exact_loo_loop``), fitted.
-
-    For each case, the compiled retrains of the points exact_loo retrains (80 at most) are
-    timed under both stops; per point of the data, eps-KKT seconds = a steps + b retrains and
-    Franc seconds = f steps + s quickselects + b retrains (least squares, relative errors); the
-    quickselects are read back from the loop's own count with the constants in use. Prints
-    f / a, s / a and b / a (the constants, in eps-KKT steps) and the errors of the count."""
-    from svmtune.solvers import _exact_loo_loop as loop
-
-    kk, ff, meas = [], [], []
-    for name, kernel, C in STEP_COST_CASES:
-        X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
-        if name in OTHER_SETS:
-            X, y, _, _ = fischetti_split(X, y, seed=0)
-        p = (RBF() if kernel == "rbf" else Linear()).prepare(X)
-        K = np.ascontiguousarray(p.gram({"gamma": 1.0 / X.shape[1]} if kernel == "rbf" else {}))
-        full = SMO(tol=1e-3, check_kernel=False).solve(y, C=C, gram=K)
-        todo = np.flatnonzero(exact_loo(y, C=C, gram=K, full=full).settled_by == 2)[:80]
-        tk, sk, R, ck = _timed_retrains(K, y, C, False, todo)
-        tf, sf, _, cf = _timed_retrains(K, y, C, True, todo)
-        qs = (cf - loop.WORK_RETRAIN * R - loop.WORK_FRANC_STEP * sf) / loop.WORK_SELECT
-        n = y.size
-        kk.append([sk, R, tk / n])
-        ff.append([sf, round(qs), R, tf / n])
-        meas.append((name, kernel, C, tk / tf, ck / cf))
-    kk_, ff_ = np.array(kk, float), np.array(ff, float)
-    w = 1.0 / kk_[:, 2]
-    a, b = np.linalg.lstsq(kk_[:, :2] * w[:, None], kk_[:, 2] * w, rcond=None)[0]
-    rest = ff_[:, 3] - b * ff_[:, 2]
-    w = 1.0 / ff_[:, 3]
-    f, s = np.linalg.lstsq(ff_[:, :2] * w[:, None], rest * w, rcond=None)[0]
-    print("case                         cpu kkt/franc measured   counted")
-    for name, kernel, C, m, c in meas:
-        print(f"{name:11s} {kernel:6s} C={C:<6g}        {m:6.2f}          {c:6.2f}")
-    err = np.array([c / m - 1.0 for *_, m, c in meas])
-    print(
-        f"fit: WORK_FRANC_STEP {f / a:.2f}, WORK_SELECT {s / a:.2f}, WORK_RETRAIN {b / a:.2f}"
-        f" (in use: {loop.WORK_FRANC_STEP}, {loop.WORK_SELECT}, {loop.WORK_RETRAIN}); counted"
-        f" / measured ratio - 1: median {np.median(np.abs(err)):.0%}, worst"
-        f" {np.max(np.abs(err)):.0%}"
-    )
-
-
-SHRINK_COST_CASES = [
-    ("heart", "linear", 1.0, None),
-    ("heart", "linear", 10.0, None),
-    ("sonar", "linear", 1.0, None),
-    ("ionosphere", "linear", 1.0, None),
-    ("wdbc", "linear", 1.0, None),
-    ("wdbc", "linear", 10.0, None),
-    ("ringnorm", "linear", 1.0, None),
-    ("banana", "rbf", 100.0, 1.0),
-    ("german", "linear", 0.1, None),
-    ("heart", "rbf", 100.0, 0.05),
-    ("banana", "rbf", 10.0, 1.0),
-    ("splice", "rbf", 1.0, "1/d"),
-    ("image", "rbf", 1.0, "1/d"),
-    ("german", "rbf", 1.0, "1/d"),
-    ("splice", "linear", 0.1, None),
-    ("image", "linear", 1.0, None),
-    ("german", "rbf", 10.0, "1/d"),
-    ("image", "rbf", 10.0, "1/d"),
-]
-"""(data, kernel, C, gamma) of the shrinking SMO's CPU fit: 134-1300 points."""
-
-
-def _shrink_case(name: str, kernel: str, C: float, gamma) -> tuple | None:
-    """One case of :func:`shrink_cost`: (measured, swept, reads, steps, runs, n) of the
-    shrinking runs that finish the eps-KKT retrains (of the first 40 points retrained) not done
-    in the compiled loop's first 200 steps, measured in eps-KKT steps of the compiled loop (the
-    least CPU of 3 passes each)."""
-    from svmtune.solvers import _exact_loo_loop as loop
-    from svmtune.solvers.loo_retrains import CountedGram, FullGbar, RetrainSetup, ShrinkingTail
-
-    X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
-    if name in OTHER_SETS:
-        X, y, _, _ = fischetti_split(X, y, seed=0)
-    n = y.size
-    if kernel == "rbf":
-        g = 1.0 / X.shape[1] if gamma == "1/d" else gamma
-        K = np.ascontiguousarray(RBF().prepare(X).gram({"gamma": g}))
-    else:
-        K = np.ascontiguousarray(Linear().prepare(X).gram({}))
-    diag = np.ascontiguousarray(np.diag(K))
-    solver = SMO(tol=1e-3, check_kernel=False)
-    full = solver.solve(y, C=C, gram=K)
-    todo = np.flatnonzero(exact_loo(y, C=C, gram=K, full=full).settled_by == 2)[:40]
-    setup = RetrainSetup(None, K, diag, y, C, full, solver, 10**8)  # type: ignore[arg-type]
-    a, G = np.ascontiguousarray(full.alpha), np.ascontiguousarray(full.gradient)
-    work = loop.work_arrays(n)
-    whole = setup.options(tol=1e-3, franc=False, max_iter=10**8)
-    best, counted = np.inf, 0.0
-    for _ in range(3):  # the unit: CPU per counted eps-KKT step, unshrunk retrains to the end
-        t0, counted = time.process_time(), 0.0
-        for r in todo[:15]:
-            counted += loop.retrain_one(K, diag, y, a, G, int(r), whole, work)[4]
-        best = min(best, time.process_time() - t0)
-    unit = best / counted
-    first = setup.options(tol=1e-3, franc=False, max_iter=200)
-    starts = []
-    for r in todo:
-        if loop.retrain_one(K, diag, y, a, G, int(r), first, work)[1] == loop.MAX_ITER:
-            starts.append((int(r), work[0].copy(), work[1].copy()))
-    if not starts:
-        return None
-    gbar = FullGbar(K, y, C, full.alpha)
-    gbar.get()
-    best = np.inf
-    for _ in range(3):
-        swept = reads = steps = 0
-        t0 = time.process_time()
-        for r, a0, g0 in starts:
-            store = CountedGram(K, diag)
-            tail = ShrinkingTail(setup, store, gbar, a0.copy(), g0.copy(), r, max_iter=10**8)
-            tail.advance()
-            swept += tail.run.swept
-            reads += store.read + tail.moved * n
-            steps += tail.run.iterations
-        best = min(best, time.process_time() - t0)
-    return best / unit, swept, reads, steps, len(starts), n
-
-
-def shrink_cost() -> None:
-    """The shrinking SMO's CPU count (``WORK_SWEPT``, ``WORK_READ``, ``WORK_SHRINK_STEP``,
-    ``WORK_TAIL`` in ``svmtune.solvers.shrinking_cost``), fitted to :data:`SHRINK_COST_CASES`:
-    the CPU of each case's shrinking runs (:func:`_shrink_case`), in eps-KKT steps of the
-    compiled loop, as
-    ``(WORK_SWEPT swept + WORK_READ reads + WORK_SHRINK_STEP steps + WORK_TAIL runs) / n``
-    (least squares, relative errors); prints the fit and the count in use against the time."""
-    from svmtune.solvers.shrinking_cost import shrinking_cpu
-
-    rows = []
-    for name, kernel, C, gamma in SHRINK_COST_CASES:
-        got = _shrink_case(name, kernel, C, gamma)
-        if got is not None:
-            rows.append((name, kernel, C, *got))
-    m = np.array([r[3] for r in rows])
-    A = np.array([[r[4], r[5], r[6], r[7]] for r in rows], dtype=float)
-    n = np.array([r[8] for r in rows], dtype=float)
-    A /= n[:, None]
-    w = 1.0 / m
-    fit = np.linalg.lstsq(A * w[:, None], m * w, rcond=None)[0]
-    in_use = np.array([shrinking_cpu(*r[4:6], r[8], steps=r[6], runs=r[7]) for r in rows])
-    for (name, kernel, C, *_), meas, pred, cur in zip(rows, m, A @ fit, in_use, strict=True):
-        print(
-            f"{name:11s} {kernel:6s} C={C:<6g} measured {meas:9.0f}  fitted {pred:9.0f}"
-            f"  in use {cur:9.0f}"
-        )
-    for label, pred in (("fitted", A @ fit), ("in use", in_use)):
-        err = np.abs(pred / m - 1.0)
-        print(
-            f"{label}: counted / measured - 1: median {np.median(err):.0%}, worst {np.max(err):.0%}"
-        )
-    print(
-        f"fit: WORK_SWEPT {fit[0]:.2f}, WORK_READ {fit[1]:.2f}, WORK_SHRINK_STEP {fit[2]:.0f},"
-        f" WORK_TAIL {fit[3]:.0f}"
-    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -470,6 +285,8 @@ def main(argv: list[str] | None = None) -> None:
             refine_after(args)
             return
         if args.step_cost:
+            from franc_cost import shrink_cost, step_cost  # the fits of the CPU counts
+
             step_cost()
             shrink_cost()
             return

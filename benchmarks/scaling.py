@@ -141,8 +141,7 @@ WORKER = textwrap.dedent(
     from pathlib import Path
     from svmtune.study import CellKey, CellRecord
     from svmtune.study import Storage
-    from svmtune.study.store._claims import new_worker_id
-    from svmtune.study.run._runner import claim_cells
+    from svmtune.study import claim_cells, new_worker_id
 
     url, sid, n, go, out = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
     store = Storage(url)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from paper_tables import FISCHETTI_DATASETS
 
 from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF
@@ -27,17 +28,7 @@ from svmtune.objectives import KFoldCV, LOOEstimate
 from svmtune.study import Method, Study, parameter_curve, split_seed
 from svmtune.tuners import TPE, VNS, Bisection, Grid
 
-DATASETS = {
-    "Australian": "australian",
-    "Breast": "wisconsin",
-    "Bupa": "bupa",
-    "German": "german",
-    "Heart": "heart",
-    "Ionosphere": "ionosphere",
-    "Pima": "pima",
-    "Sonar": "sonar",
-    "Wdbc": "wdbc",
-}
+DATASETS = FISCHETTI_DATASETS  # the paper's instances that are bundled (not Wpbc)
 
 study = Study(
     "fischetti2016",

@@ -1,4 +1,5 @@
-"""The papers' numbers, copied once: every study and the reproduction page read them from here.
+"""The papers' numbers, copied once: every study and the reproduction page read them from here
+(and the names of the bundled data sets the papers' instances are).
 
 Each table is copied from the paper's text, row by row, in the paper's order and units
 (percent, seconds); a row the bundled data cannot reproduce stays in, so the page can say so.
@@ -31,6 +32,21 @@ FISCHETTI_TABLE1: dict[str, tuple[int, int]] = {
     "Sonar": (208, 60),
     "Wdbc": (568, 30),
     "Wpbc": (194, 33),
+}
+
+#: Table 1's instances svmtune bundles: the paper's name -> the bundled data set (Wpbc is not
+#: bundled; the paper's "Breast" is the Wisconsin breast-cancer data). The Fischetti and peers
+#: studies run on these.
+FISCHETTI_DATASETS: dict[str, str] = {
+    "Australian": "australian",
+    "Breast": "wisconsin",
+    "Bupa": "bupa",
+    "German": "german",
+    "Heart": "heart",
+    "Ionosphere": "ionosphere",
+    "Pima": "pima",
+    "Sonar": "sonar",
+    "Wdbc": "wdbc",
 }
 
 #: Table 2 (Gaussian kernel), percent over 10 random 70/30 splits: HINGE's test error "mis",

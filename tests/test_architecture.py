@@ -11,18 +11,26 @@
 - no function over 80 lines of code (blank lines, comments and the docstring not counted;
   numba-compiled functions exempt) and no module over 450 lines.
 
+The scripts beside the package (``studies/``, ``benchmarks/``) keep the same size limits and
+use only svmtune's public names: no ``svmtune._x`` or ``svmtune.x._y``, the shared helpers
+included, also in the code a script writes out for a child process to run. They have no
+allow-list.
+
 Each failure names the file, the function or import, and the count.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+import textwrap
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "svmtune"
+#: The folders of scripts that use the package as its users do.
+SCRIPTS = (ROOT / "studies", ROOT / "benchmarks")
 
 MAX_FUNCTION_LINES = 80
 MAX_MODULE_LINES = 450
@@ -317,8 +325,8 @@ def code_lines(node: ast.FunctionDef | ast.AsyncFunctionDef, source: list[str]) 
     return sum(1 for line in lines if line.strip() and not line.strip().startswith("#"))
 
 
-def _long_functions() -> Iterator[tuple[str, str, str]]:
-    for module in MODULES.values():
+def _long_functions(modules: Iterable[Module] | None = None) -> Iterator[tuple[str, str, str]]:
+    for module in MODULES.values() if modules is None else modules:
         source = module.path.read_text(encoding="utf-8").splitlines()
         for node in ast.walk(module.tree):
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or _is_compiled(node):
@@ -338,8 +346,8 @@ def test_no_long_function() -> None:
     assert not bad, "\n".join(bad)
 
 
-def _long_modules() -> Iterator[tuple[str, str, str]]:
-    for module in MODULES.values():
+def _long_modules(modules: Iterable[Module] | None = None) -> Iterator[tuple[str, str, str]]:
+    for module in MODULES.values() if modules is None else modules:
         if module.lines > MAX_MODULE_LINES:
             yield (
                 module.rel,
@@ -364,6 +372,77 @@ def test_the_allow_list_names_only_present_offenders() -> None:
     }
     stale = [s for kind, hits in found.items() for s in _stale(kind, hits)]
     assert not stale, f"remove these fixed entries from ALLOWED: {stale}"
+
+
+# -- studies/ and benchmarks/: the same limits, public names only, no allow-list ---------------
+def _load_scripts() -> list[Module]:
+    scripts = []
+    for folder in SCRIPTS:
+        for path in sorted(folder.rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            name = path.relative_to(ROOT).with_suffix("").as_posix().replace("/", ".")
+            scripts.append(Module(name, path, ast.parse(text, str(path)), len(text.splitlines())))
+    return scripts
+
+
+SCRIPT_MODULES = _load_scripts()
+
+
+def _is_private(dotted: str) -> bool:
+    """Whether a name below ``svmtune`` passes through a private part (``svmtune._x``,
+    ``svmtune.x._y``, a private name ``_z``); dunders such as ``__version__`` are public."""
+    parts = dotted.split(".")
+    if parts[0] != "svmtune":
+        return False
+    return any(p.startswith("_") and not (p.startswith("__") and p.endswith("__")) for p in parts)
+
+
+def _svmtune_imports(tree: ast.AST) -> Iterator[tuple[str, int]]:
+    """Every ``svmtune`` name ``tree`` imports (``import a.b``: ``a.b``; ``from a import b``:
+    ``a.b``), with its line; also in string literals that are Python source importing svmtune
+    (a script a benchmark writes for a child process)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                yield f"{node.module}.{alias.name}", node.lineno
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if "import" in node.value and "svmtune" in node.value:
+                try:
+                    inner = ast.parse(textwrap.dedent(node.value))
+                except SyntaxError:
+                    continue
+                for name, line in _svmtune_imports(inner):
+                    yield name, node.lineno + line - 1
+
+
+def _script_private_imports(scripts: Iterable[Module]) -> Iterator[str]:
+    for script in scripts:
+        for name, line in _svmtune_imports(script.tree):
+            if _is_private(name):
+                yield (
+                    f"{script.rel}:{line} imports {name}, a private part of svmtune (export "
+                    "what it needs from a subpackage's __init__, with a docstring, and import "
+                    "it from there)"
+                )
+
+
+def test_studies_and_benchmarks_import_no_private_part_of_svmtune() -> None:
+    bad = list(_script_private_imports(SCRIPT_MODULES))
+    assert not bad, "\n".join(bad)
+
+
+def test_studies_and_benchmarks_keep_the_size_limits() -> None:
+    found = [*_long_functions(SCRIPT_MODULES), *_long_modules(SCRIPT_MODULES)]
+    assert not found, "\n".join(msg for _, _, msg in found)
+
+
+def test_the_scripts_are_read() -> None:
+    names = {m.rel for m in SCRIPT_MODULES}
+    assert {"studies/reproductions.py", "benchmarks/franc_stop.py"} <= names
+    assert len(names) > 30
 
 
 # -- the checks themselves, on sources made up here ------------------------------------------
@@ -438,3 +517,25 @@ def test_private_means_below_a_package_or_a_private_top_module() -> None:
     assert _private_part("svmtune._validation") is None  # a helper
     assert _private_part("svmtune.objectives") is None
     assert _private_part("svmtune.tuners.grid") is None
+
+
+def test_private_parts_of_svmtune_are_found_in_a_script_and_in_its_child_scripts() -> None:
+    source = (
+        "import svmtune.study\n"
+        "from svmtune.study import Storage, __version__\n"
+        "from svmtune.study.store._claims import new_worker_id\n"
+        "from svmtune import _validation\n"
+        "import numpy._core\n"
+        'WORKER = """\n'
+        "    from svmtune.study.run._runner import claim_cells\n"
+        '    """\n'
+    )
+    script = Module("benchmarks.x", ROOT / "benchmarks" / "x.py", ast.parse(source), 8)
+    found = list(_script_private_imports([script]))
+    assert [line.split(" imports ")[1].split(",")[0] for line in found] == [
+        "svmtune.study.store._claims.new_worker_id",
+        "svmtune._validation",
+        "svmtune.study.run._runner.claim_cells",
+    ]
+    assert found[0].startswith("benchmarks/x.py:3 ")
+    assert found[2].startswith("benchmarks/x.py:7 ")

@@ -3,6 +3,7 @@
 - :func:`user_data` turns one's own data (arrays, a DataFrame, a CSV / KEEL / LIBSVM file) into
   a checked binary task; :func:`binary_labels` maps any two labels to -1/+1.
 - :func:`load` a binary task by name, :func:`list_datasets` to see them all,
+  :func:`dataset_info` for what one of them is (:class:`DatasetInfo`: size, papers, notes),
   :func:`load_groups` for multiple-kernel feature groups, :func:`feature_names`,
   :func:`n_rows`; the benchmark suite (42 problems, its selection rule): :data:`SUITE`,
   :func:`load_problem`, :func:`suite_table`.
@@ -20,6 +21,7 @@ repository and KEEL, Alcala-Fdez et al. 2011). See ``data/README.md``.
 
 from svmtune.datasets._load import feature_names, list_datasets, load, load_groups, n_rows
 from svmtune.datasets._mfeat import mfeat_info
+from svmtune.datasets._registry import DatasetInfo, dataset_info
 from svmtune.datasets._splits import (
     Split,
     fischetti_indices,
@@ -45,8 +47,10 @@ __all__ = [
     "Split",
     "Standardized",
     "SuiteLoader",
+    "DatasetInfo",
     "UserData",
     "binary_labels",
+    "dataset_info",
     "feature_names",
     "fischetti_indices",
     "fischetti_split",

@@ -51,6 +51,7 @@ __all__ = [
     "SOURCES",
     "DatasetInfo",
     "Source",
+    "dataset_info",
     "resolve",
 ]
 
@@ -294,3 +295,32 @@ def resolve(name: object) -> DatasetInfo:
         f"unknown data set {name!r}; valid names are {sorted(DATASETS)} "
         f"and the aliases {sorted(ALIASES)}"
     )
+
+
+def dataset_info(name: str) -> DatasetInfo:
+    """What the bundled data set ``name`` is: its file, binary task, size, papers and notes.
+
+    Parameters
+    ----------
+    name : str
+        A name :func:`~svmtune.datasets.load` takes, or one of its aliases (``"thyroid"`` for
+        ``"new-thyroid1"``); matched exactly, in lower case.
+
+    Returns
+    -------
+    DatasetInfo
+        ``name`` (the canonical name), ``features`` (columns after encoding), ``positives``,
+        ``papers``, ``aliases`` and ``note`` (what a user comparing with a paper should know).
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is no bundled data set; the message names it and lists the valid names.
+
+    Examples
+    --------
+    >>> info = dataset_info("thyroid")
+    >>> info.name, info.features, info.positives
+    ('new-thyroid1', 5, 35)
+    """
+    return resolve(name)

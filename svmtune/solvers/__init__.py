@@ -1,4 +1,15 @@
-"""Solvers: SMO for the SVM dual (numba loops), and the machinery other objectives build on."""
+"""Solvers: SMO for the SVM dual (numba loops), and the machinery other objectives build on.
+
+:data:`retrain_loop` is the compiled retrain of exact leave-one-out (one point left out,
+alpha-seeded SMO with Franc et al.'s stop or the eps-KKT stop): its ``retrain_one``,
+``RetrainOptions``, ``work_arrays``, the outcome codes ``KKT``, ``CERTIFIED``, ``MAX_ITER`` and
+the constants of its CPU count ``WORK_RETRAIN``, ``WORK_FRANC_STEP``, ``WORK_SELECT``. It is
+imported when first asked for; :func:`exact_loo` is the way to use it, and the benchmarks time
+and fit it directly (``benchmarks/franc_stop.py``).
+"""
+
+import importlib
+from types import ModuleType
 
 from svmtune.solvers._blas_threads import one_blas_thread
 from svmtune.solvers.exact_loo import ExactLOOResult, exact_loo
@@ -28,6 +39,14 @@ __all__ = [
     "feasible_start",
     "one_blas_thread",
     "rbf_gram",
+    "retrain_loop",
     "compile_cache_is_warm",
     "warm_up",
 ]
+
+
+def __getattr__(name: str) -> ModuleType:
+    """``retrain_loop``, imported on first use (numba compiles or loads it then)."""
+    if name == "retrain_loop":
+        return importlib.import_module("svmtune.solvers._exact_loo_loop")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

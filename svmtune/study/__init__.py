@@ -6,6 +6,11 @@ A study file ``studies/NAME.py`` defines a module-level ``study = Study(...)``;
 The public names below are imported on first use (PEP 562): a worker process that runs a
 cell imports :mod:`svmtune.study.run._cell` and what it needs, not the storage, the reports and
 their libraries.
+
+Beside the study itself, the parts a script may time or drive on their own (the benchmarks
+do): :func:`claim_cells` and :func:`new_worker_id`, the claim protocol a worker runs against
+the storage; :func:`verdict_jobs`, the verdict of a report as jobs to draw (run them with
+:func:`svmtune.study.figures.run_jobs`).
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "cell_seed": "svmtune.study.run._data",
     "compare": "svmtune.study.verdict._compare",
     "check_study_name": "svmtune.study.run._names",
+    "claim_cells": "svmtune.study.run._runner",
     "default_storage_url": "svmtune.study.store._schema",
     "ecdf_profile": "svmtune.study.verdict._profiles",
     "format_summary": "svmtune.study.store._results",
@@ -42,6 +48,7 @@ _EXPORTS: dict[str, str] = {
     "load_study": "svmtune.study._loading",
     "load_study_module": "svmtune.study._loading",
     "method_means": "svmtune.study.store._results",
+    "new_worker_id": "svmtune.study.store._claims",
     "normalized_profile": "svmtune.study.verdict._profiles",
     "normalized_scores": "svmtune.study.verdict._profiles",
     "objective_labels": "svmtune.study.verdict._report",
@@ -55,6 +62,7 @@ _EXPORTS: dict[str, str] = {
     "study_intro": "svmtune.study.run._start",
     "summary_table": "svmtune.study.store._results",
     "write_report": "svmtune.study.verdict._report",
+    "verdict_jobs": "svmtune.study.verdict._verdict",
     "write_verdict": "svmtune.study.verdict._verdict",
 }
 
@@ -77,6 +85,7 @@ __all__ = [
     "cell_seed",
     "compare",
     "check_study_name",
+    "claim_cells",
     "default_storage_url",
     "ecdf_profile",
     "format_summary",
@@ -85,6 +94,7 @@ __all__ = [
     "load_study",
     "load_study_module",
     "method_means",
+    "new_worker_id",
     "normalized_profile",
     "normalized_scores",
     "objective_labels",
@@ -97,6 +107,7 @@ __all__ = [
     "summary_long",
     "study_intro",
     "summary_table",
+    "verdict_jobs",
     "write_report",
     "write_verdict",
 ]
@@ -109,9 +120,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.study.run._method import Method
     from svmtune.study.run._names import check_study_name
     from svmtune.study.run._peer import PeerMethod
-    from svmtune.study.run._runner import stop_local_workers
+    from svmtune.study.run._runner import claim_cells, stop_local_workers
     from svmtune.study.run._start import add_left_out_to_report, left_out_lines, study_intro
     from svmtune.study.store._claim_times import STALE_AFTER_S
+    from svmtune.study.store._claims import new_worker_id
     from svmtune.study.store._definition import StudyChangedError
     from svmtune.study.store._records import CellKey, CellRecord
     from svmtune.study.store._results import (
@@ -134,7 +146,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         normalized_scores,
     )
     from svmtune.study.verdict._report import objective_labels, search_boxes, write_report
-    from svmtune.study.verdict._verdict import write_verdict
+    from svmtune.study.verdict._verdict import verdict_jobs, write_verdict
 
 
 __getattr__ = lazy_exports("svmtune.study", _EXPORTS, globals())

@@ -3,7 +3,7 @@
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
 from svmtune.tuners._box import DEFAULT_BOX, box_record, default_box, search_box
 from svmtune.tuners._optuna_export import trace_to_optuna
-from svmtune.tuners._warm_up import warm_up_method
+from svmtune.tuners._warm_up import skip_warm_up, warm_up_method
 from svmtune.tuners.bisection import Bisection
 from svmtune.tuners.cascade import Cascade
 from svmtune.tuners.grid import DEFAULT_GRID_BOUNDS, Grid
@@ -29,6 +29,7 @@ __all__ = [
     "box_record",
     "default_box",
     "search_box",
+    "skip_warm_up",
     "trace_to_optuna",
     "warm_up_method",
 ]

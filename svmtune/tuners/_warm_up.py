@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["warm_up_method"]
+__all__ = ["skip_warm_up", "warm_up_method"]
 
 #: Methods this process has run once already (keys from :func:`_key`).
 _WARMED: set[str] = set()
@@ -53,3 +53,19 @@ def warm_up_method(objective: Any, tuner: Any, kernel: Any, X: Any, y: Any) -> b
     except Exception:
         pass
     return True
+
+
+def skip_warm_up(objective: Any, tuner: Any, kernel: Any) -> None:
+    """Count the method as met in this process, so that no warm-up runs for it: its next timed
+    run pays for loading the compiled code itself (what ``benchmarks/first_call.py`` measures).
+
+    Examples
+    --------
+    >>> from svmtune.kernels import RBF
+    >>> from svmtune.objectives import LOOEstimate
+    >>> from svmtune.tuners import Bisection
+    >>> skip_warm_up(LOOEstimate(), Bisection(), RBF())
+    >>> warm_up_method(LOOEstimate(), Bisection(), RBF(), [[0.0]], [1.0])  # nothing runs
+    False
+    """
+    _WARMED.add(_key(objective, tuner, kernel))

@@ -3,6 +3,11 @@
 The drawing functions are public as :mod:`svmtune.plots` and :mod:`svmtune.verdict_plots`,
 which take them from here; they load on first use (PEP 562), so that importing this package,
 or the figure jobs a worker runs, imports no drawing code.
+
+A report is a list of jobs (:func:`plot_jobs`, the study's plots; the verdict's are
+:func:`svmtune.study.verdict_jobs`), each drawing and saving its files when called with the
+output folder; :func:`run_jobs` runs them in one process or two, handing them out in the order
+of :func:`by_cost` (largest estimated cost first).
 """
 
 from __future__ import annotations
@@ -13,10 +18,14 @@ from svmtune._lazy import lazy_exports
 
 _PLOTS = "svmtune.study.figures._plots"
 _VERDICT_PLOTS = "svmtune.study.figures._verdict_plots"
+_JOBS = "svmtune.study.figures._figure_jobs"
 
 #: Public name -> module that defines it.
 _EXPORTS: dict[str, str] = {
     "TIME_LABELS": _PLOTS,
+    "by_cost": _JOBS,
+    "run_jobs": _JOBS,
+    "plot_jobs": _PLOTS,
     "plot_best_so_far": _PLOTS,
     "plot_error_vs_time": _PLOTS,
     "plot_parameter_curves": "svmtune.study.figures._parameter_curves",
@@ -30,23 +39,28 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "TIME_LABELS",
+    "by_cost",
     "plot_anytime",
     "plot_best_so_far",
     "plot_cd_diagram",
     "plot_ecdf",
     "plot_error_vs_time",
+    "plot_jobs",
     "plot_normalized_profile",
     "plot_parameter_curves",
+    "run_jobs",
     "save_plots",
     "save_verdict_plots",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from svmtune.study.figures._figure_jobs import by_cost, run_jobs
     from svmtune.study.figures._parameter_curves import plot_parameter_curves
     from svmtune.study.figures._plots import (
         TIME_LABELS,
         plot_best_so_far,
         plot_error_vs_time,
+        plot_jobs,
         save_plots,
     )
     from svmtune.study.figures._verdict_plots import (

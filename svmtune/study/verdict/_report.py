@@ -162,7 +162,7 @@ def write_report(
     ):
         drawn = {name: out / f for name, f in files.items()}
     else:
-        from svmtune.study.figures._figure_jobs import run_jobs
+        from svmtune.study.figures import run_jobs  # the public name: scripts may time it
         from svmtune.study.figures._plots import plot_jobs  # matplotlib: only when drawing
         from svmtune.study.verdict._verdict import VerdictText, verdict_jobs
 
