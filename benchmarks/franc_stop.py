@@ -59,6 +59,7 @@ import time
 
 import numpy as np
 import pandas as pd
+from franc_cost import OTHER_SETS, shrink_cost, step_cost  # the fits of the CPU counts
 from threadpoolctl import threadpool_limits
 
 from svmtune.datasets import fischetti_split, load, ratsch_split
@@ -69,7 +70,6 @@ FRANC_SETS = [
     "banana", "breast-cancer", "diabetis", "german", "heart", "image", "ringnorm", "splice",
     "thyroid", "titanic", "twonorm",
 ]  # fmt: skip
-OTHER_SETS = ["heart", "sonar", "ionosphere", "wdbc"]
 LINEAR_C = [0.01, 0.1, 1.0, 10.0, 100.0]
 RBF_C = [float(10 ** (i / 7 * np.log10(500))) for i in range(8)]
 RBF_GAMMA = [float(2.0 ** (-11 * i / 7)) for i in range(8)]
@@ -285,8 +285,6 @@ def main(argv: list[str] | None = None) -> None:
             refine_after(args)
             return
         if args.step_cost:
-            from franc_cost import shrink_cost, step_cost  # the fits of the CPU counts
-
             step_cost()
             shrink_cost()
             return

@@ -103,11 +103,11 @@ def check_positive_int(value: object, name: str) -> int:
 
 
 def check_n_jobs(value: object, name: str = "n_jobs") -> None:
-    """ValueError naming ``value`` unless it is None or a non-zero integer (joblib's meaning)."""
-    if value is not None and (
-        isinstance(value, bool) or not isinstance(value, int | np.integer) or value == 0
-    ):
-        raise ValueError(f"{name} must be a non-zero integer or None; got {value!r}")
+    """ValueError naming ``value`` unless it is None or a non-zero integer (joblib's meaning:
+    :data:`svmtune._options.N_JOBS`)."""
+    from svmtune._options import N_JOBS, check_value
+
+    check_value(value, name, N_JOBS)
 
 
 def check_positive(value: Any, *, name: str) -> float:

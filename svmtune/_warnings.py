@@ -1,5 +1,6 @@
 """svmtune's warnings: the solvers' (without importing scikit-learn until one is raised) and
-the one deprecation warning, with its helper.
+the one deprecation warning, with its helpers (:func:`warn_deprecated`, and
+:func:`deprecated_budget` for a tuner's old budget option).
 
 The solvers warn with scikit-learn's :class:`~sklearn.exceptions.ConvergenceWarning` (so a
 user's ``warnings.filterwarnings(..., category=ConvergenceWarning)`` keeps working), but
@@ -12,9 +13,13 @@ from __future__ import annotations
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Protocol
+
+from svmtune._validation import check_positive_int
 
 __all__ = [
     "SvmtuneDeprecationWarning",
+    "deprecated_budget",
     "quiet_max_iter",
     "warn_deprecated",
     "warn_not_converged",
@@ -88,3 +93,44 @@ def warn_deprecated(
         SvmtuneDeprecationWarning,
         stacklevel=stacklevel + 1,
     )
+
+
+class _Tuner(Protocol):
+    """What :func:`deprecated_budget` reads of a tuner."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def max_evals(self) -> int | None: ...
+
+
+def deprecated_budget(tuner: _Tuner, old: str, default: int) -> int:
+    """The budget of a tuner whose old budget option ``old`` is kept as a deprecated alias of
+    ``max_evals`` (a :class:`SvmtuneDeprecationWarning` when it is used; ``max_evals`` wins when
+    both are given).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from svmtune.tuners import VNS
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     deprecated_budget(VNS(m=30), "m", 100), caught[0].category.__name__
+    (30, 'SvmtuneDeprecationWarning')
+    >>> deprecated_budget(VNS(max_evals=20), "m", 100)
+    20
+    """
+    value = getattr(tuner, old)
+    if value is not None:
+        check_positive_int(value, old)
+        warn_deprecated(
+            f"{tuner.name}({old}=...)",
+            since="0.1.0",
+            removed_in="0.2.0",
+            instead=f"max_evals={value!r} (the one budget name of every tuner)",
+            stacklevel=4,
+        )
+    if tuner.max_evals is not None:
+        return int(tuner.max_evals)
+    return default if value is None else int(value)

@@ -7,7 +7,7 @@
   tuners -> study -> command line, each layer importing only its own and lower ones;
 - public seams: a package takes another package's names from its ``__init__`` (or a public
   module), never from its private modules, except the package-wide helpers
-  ``svmtune._validation``, ``_lazy``, ``_params``, ``_warnings`` and ``_quiet``;
+  ``svmtune._validation``, ``_lazy``, ``_params``, ``_warnings``, ``_quiet`` and ``_options``;
 - no function over 80 lines of code (blank lines, comments and the docstring not counted;
   numba-compiled functions exempt) and no module over 450 lines.
 
@@ -36,7 +36,7 @@ MAX_FUNCTION_LINES = 80
 MAX_MODULE_LINES = 450
 
 #: The package-wide helpers any module may import, private as they are.
-HELPERS = frozenset({"_validation", "_lazy", "_params", "_warnings", "_quiet"})
+HELPERS = frozenset({"_validation", "_lazy", "_params", "_warnings", "_quiet", "_options"})
 
 #: Layer of each top-level package or module of ``svmtune`` (lower layers never import higher
 #: ones). The helpers above and the package's own ``__init__`` sit outside the layers.

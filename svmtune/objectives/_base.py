@@ -24,6 +24,7 @@ from typing import Any, ClassVar, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from svmtune._options import Constraint, check_options
 from svmtune._params import ParamsMixin
 from svmtune._validation import check_Xy
 from svmtune.classifier import KernelExpansion
@@ -95,6 +96,9 @@ class Objective(ParamsMixin, ABC):
     yields_svm: ClassVar[bool] = True
     min_per_class: ClassVar[int] = 2
     C_bounds: tuple[float, float] = (1e-3, 1e5)
+    #: What each option may be (:mod:`svmtune._options`), checked by :meth:`_check_options`; a
+    #: subclass declares its own the same way.
+    _option_constraints: ClassVar[Mapping[str, Constraint]] = {}
 
     @property
     def name(self) -> str:
@@ -121,8 +125,12 @@ class Objective(ParamsMixin, ABC):
         return self.needs_C and not kernel.includes_scale
 
     def _check_options(self) -> None:
-        """Raise ValueError naming a bad option. Called at first use (:meth:`search_space`, so
-        also by :meth:`bind`, ``Tuner.tune`` and a study's definition), never by ``__init__``."""
+        """Raise ValueError naming a bad option: every declared constraint
+        (``_option_constraints`` of the class and its bases, :mod:`svmtune._options`), then what
+        a subclass adds after calling this (one option against another). Called at first use
+        (:meth:`search_space`, so also by :meth:`bind`, ``Tuner.tune`` and a study's
+        definition), never by ``__init__``."""
+        check_options(self)
 
     def bind(self, X: ArrayLike, y: ArrayLike, *, kernel: KernelModel) -> BoundObjective:
         """Check the data and precompute what every evaluation on it shares."""

@@ -60,6 +60,7 @@ class SVMObjective(Objective):
         return fixed is None and super()._searches_C(kernel)
 
     def _check_options(self) -> None:
+        super()._check_options()
         fixed = self._fixed_C()
         if fixed is not None:
             check_positive(fixed, name="C")

@@ -7,7 +7,7 @@ from typing import ClassVar, get_args
 
 import numpy as np
 
-from svmtune._validation import check_n_jobs, check_positive_int
+from svmtune._options import N_JOBS, Choice, Integer
 from svmtune.classifier import KernelExpansion
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
@@ -114,16 +114,12 @@ class ExactLOO(SVMObjective):
     def _bound_class(self) -> type[_BoundExactLOO]:
         return _BoundExactLOO
 
-    def _check_options(self) -> None:
-        stoppings = get_args(Stopping)
-        if self.stopping not in stoppings:
-            raise ValueError(f"stopping must be one of {stoppings}; got {self.stopping!r}")
-        check_n_jobs(self.n_jobs)
-        check_positive_int(self.efficiency_points, "efficiency_points")
-        efficiencies = get_args(Efficiency)
-        if self.efficiency not in efficiencies:
-            raise ValueError(f"efficiency must be one of {efficiencies}; got {self.efficiency!r}")
-        super()._check_options()
+    _option_constraints = {
+        "stopping": Choice(get_args(Stopping), what=f"one of {get_args(Stopping)}"),
+        "n_jobs": N_JOBS,
+        "efficiency_points": Integer(low=1),
+        "efficiency": Choice(get_args(Efficiency), what=f"one of {get_args(Efficiency)}"),
+    }
 
 
 class _BoundExactLOO(BoundSVMObjective):

@@ -10,7 +10,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from svmtune._validation import as_rng, check_n_jobs, check_positive_int
+from svmtune._options import N_JOBS, Integer
+from svmtune._validation import as_rng
 from svmtune.classifier import (
     KernelExpansion,
     decision_tolerance,
@@ -159,14 +160,12 @@ class KFoldCV(SVMObjective):
         self.selection = selection
         self.max_seeds = max_seeds
 
+    _option_constraints = {"k": Integer(low=2), "n_jobs": N_JOBS, "max_seeds": Integer(low=1)}
+
     def _check_options(self) -> None:
-        if isinstance(self.k, bool) or not isinstance(self.k, int | np.integer) or self.k < 2:
-            raise ValueError(f"k must be an integer >= 2; got {self.k!r}")
-        check_n_jobs(self.n_jobs)
-        check_positive_int(self.max_seeds, "max_seeds")
+        super()._check_options()
         if not isinstance(self.random_state, np.random.Generator):  # do not draw from it
             as_rng(self.random_state, name="random_state")
-        super()._check_options()
 
     def _bound_class(self) -> type[_BoundKFoldCV]:
         return _BoundKFoldCV

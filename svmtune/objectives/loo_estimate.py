@@ -12,6 +12,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._options import Integer
 from svmtune.classifier import KernelExpansion
 from svmtune.kernels import PreparedKernel
 from svmtune.objectives._base import BoundObjective, Objective, Outcome
@@ -110,6 +111,8 @@ class LOOEstimate(Objective):
     def name(self) -> str:
         return f"LOOEstimate[{self.model}]"
 
+    _option_constraints = {"memory_budget": Integer(low=2**16)}
+
     def _check_options(self) -> None:
         if self.model not in _MODELS:
             hint = ""
@@ -119,9 +122,7 @@ class LOOEstimate(Objective):
                 f"unknown LOO model {self.model!r}; choose one of {list(_MODELS)}{hint}"
             )
         self._alpha_grid()
-        mb = self.memory_budget
-        if isinstance(mb, bool) or not isinstance(mb, int | np.integer) or mb < 2**16:
-            raise ValueError(f"memory_budget must be an integer >= 65536; got {mb!r}")
+        super()._check_options()  # memory_budget
 
     def _alpha_grid(self) -> NDArray[np.float64]:
         ag = self.alpha_grid

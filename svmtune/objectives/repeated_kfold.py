@@ -7,7 +7,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from svmtune._validation import check_positive_int
+from svmtune._options import Integer
 from svmtune.datasets import stratified_kfold
 from svmtune.objectives._base import Outcome
 from svmtune.objectives.kfold import KFoldCV, Seed, _BoundKFoldCV
@@ -86,9 +86,7 @@ class RepeatedKFoldCV(KFoldCV):
         )
         self.repeats = repeats
 
-    def _check_options(self) -> None:
-        check_positive_int(self.repeats, "repeats")
-        super()._check_options()
+    _option_constraints = {"repeats": Integer(low=1)}
 
     def _bound_class(self) -> type[_BoundRepeatedKFoldCV]:
         return _BoundRepeatedKFoldCV

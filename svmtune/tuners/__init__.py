@@ -1,7 +1,13 @@
-"""Tuners: which settings of the hyperparameters to try next?"""
+"""Tuners: which settings of the hyperparameters to try next?
+
+A new search tuner subclasses :class:`Tuner` and writes ``_run_search(evaluate, space, rng,
+start)``, using the four methods of :class:`Evaluate` (docs/search-tuners.md, "Writing a
+tuner").
+"""
 
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
 from svmtune.tuners._box import DEFAULT_BOX, box_record, default_box, search_box
+from svmtune.tuners._contract import Evaluate
 from svmtune.tuners._optuna_export import trace_to_optuna
 from svmtune.tuners._warm_up import skip_warm_up, warm_up_method
 from svmtune.tuners.bisection import Bisection
@@ -17,6 +23,7 @@ __all__ = [
     "Bisection",
     "BudgetExhausted",
     "Cascade",
+    "Evaluate",
     "Evaluator",
     "Grid",
     "Tuner",

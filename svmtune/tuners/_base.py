@@ -9,7 +9,6 @@ Sequential strategies (VNS, TPE) call it with one candidate at a time and look a
 
 from __future__ import annotations
 
-import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
@@ -20,6 +19,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
+from svmtune._options import MAX_EVALS, MAX_SECONDS, Constraint, check_options, check_value
 from svmtune._params import ParamsMixin
 from svmtune._validation import as_rng
 from svmtune.classifier import KernelExpansion
@@ -263,6 +263,13 @@ class Tuner(ParamsMixin, ABC):
     #: The tuner follows the objective's gradient: objectives without one are refused.
     needs_gradient: ClassVar[bool] = False
 
+    #: What each option may be (:mod:`svmtune._options`); a subclass declares its own options
+    #: the same way, and :meth:`_check_options` checks them all, the base's first.
+    _option_constraints: ClassVar[Mapping[str, Constraint]] = {
+        "max_evals": MAX_EVALS,
+        "max_seconds": MAX_SECONDS,
+    }
+
     def __init__(self, *, max_evals: int | None = None, max_seconds: float | None = None) -> None:
         self.max_evals = max_evals
         self.max_seconds = max_seconds
@@ -276,19 +283,15 @@ class Tuner(ParamsMixin, ABC):
         return None if self.max_evals is None else int(self.max_evals)
 
     def _check_budget(self) -> None:
-        if self.max_evals is not None and (
-            isinstance(self.max_evals, bool)
-            or not isinstance(self.max_evals, int | np.integer)
-            or self.max_evals < 1
-        ):
-            raise ValueError(f"max_evals must be a positive integer; got {self.max_evals!r}")
-        if self.max_seconds is not None and not (
-            isinstance(self.max_seconds, int | float)
-            and not isinstance(self.max_seconds, bool)
-            and math.isfinite(self.max_seconds)
-            and self.max_seconds > 0
-        ):
-            raise ValueError(f"max_seconds must be a positive number; got {self.max_seconds!r}")
+        """ValueError naming a bad budget (``max_evals``, ``max_seconds``)."""
+        check_value(self.max_evals, "max_evals", MAX_EVALS)
+        check_value(self.max_seconds, "max_seconds", MAX_SECONDS)
+
+    def _check_options(self) -> None:
+        """Raise ValueError naming a bad option: every declared constraint
+        (``_option_constraints`` of the class and its bases), then what a subclass adds after
+        calling this (one option against another). Run by :meth:`check`, never by ``__init__``."""
+        check_options(self)
 
     def _check_space(self, space: SearchSpace) -> None:
         """Raise ValueError if this strategy cannot search the box ``space``."""
@@ -318,7 +321,7 @@ class Tuner(ParamsMixin, ABC):
         ValueError naming the bad value (a budget, a box outside the space, a start outside
         the box, ...).
         """
-        self._check_budget()
+        self._check_options()
         box = self.search_box(space, bounds=bounds)
         self._check_space(box)
         return box

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._options import Choice, Labelled, Real
 from svmtune._validation import as_rng, check_positive_int
 from svmtune.kernels import KernelModel
 from svmtune.objectives import BoundObjective, Cost, Evaluation, Objective
@@ -168,19 +169,18 @@ class Cascade(Tuner):
             return self.refine
         return VNS(max_evals=DEFAULT_REFINE_EVALS, step=float(self.radius) / 2, k_max=2)
 
+    _option_constraints = {
+        "screen": Labelled(Choice(SCREENS), "Cascade "),
+        "subsample": Labelled(Real(0.0, 1.0, what="a fraction in (0, 1)"), "Cascade "),
+        "screen_tol": Labelled(Real(low=0.0), "Cascade "),
+        "radius": Labelled(Real(low=0.0), "Cascade "),
+    }
+
     def _check_options(self) -> None:
-        if not isinstance(self.screen, str) or self.screen not in SCREENS:
-            raise ValueError(f"Cascade screen must be one of {list(SCREENS)}; got {self.screen!r}")
-        f = self.subsample
-        if isinstance(f, bool) or not isinstance(f, int | float) or not 0 < f < 1:
-            raise ValueError(f"Cascade subsample must be a fraction in (0, 1); got {f!r}")
+        super()._check_options()
         check_positive_int(self.screen_points, "screen_points")
         if self.screen_points < 2:
             raise ValueError(f"screen_points must be at least 2; got {self.screen_points!r}")
-        for name in ("screen_tol", "radius"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int | float) or not 0 < v < math.inf:
-                raise ValueError(f"Cascade {name} must be a positive number; got {v!r}")
         if self.max_evals is not None and not isinstance(self.max_evals, bool):
             if isinstance(self.max_evals, int | np.integer) and self.max_evals < 2:
                 raise ValueError(

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._options import Choice, Flag, Integer, Real
 from svmtune.objectives import BoundObjective, Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
@@ -198,22 +199,15 @@ class GradientDescent(Tuner):
         self.max_backtracks = max_backtracks
 
     # -- checks ---------------------------------------------------------------------------------
-    def _check_options(self) -> None:
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}; got {self.method!r}")
-        for name in ("max_iter", "max_backtracks", "free_steps"):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
-                raise ValueError(f"{name} must be a positive integer; got {v!r}")
-        if not isinstance(self.tie_widths, bool | np.bool_):
-            raise ValueError(f"tie_widths must be True or False; got {self.tie_widths!r}")
-        r = self.restarts
-        if isinstance(r, bool) or not isinstance(r, int | np.integer) or r < 0:
-            raise ValueError(f"restarts must be a non-negative integer; got {r!r}")
-        for name in ("max_step", "gtol", "xtol", "ftol", "c1"):
-            v = getattr(self, name)
-            if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
-                raise ValueError(f"{name} must be a positive number; got {v!r}")
+    _option_constraints = {
+        "method": Choice(METHODS, what=f"one of {METHODS}"),
+        "max_iter": Integer(low=1),
+        "max_backtracks": Integer(low=1),
+        "free_steps": Integer(low=1),
+        "tie_widths": Flag(),
+        "restarts": Integer(low=0),
+        **{name: Real(low=0.0) for name in ("max_step", "gtol", "xtol", "ftol", "c1")},
+    }
 
     def _check_space(self, space: SearchSpace) -> None:
         self._check_options()

@@ -8,6 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
 
+from svmtune._options import Integer
 from svmtune._validation import check_bounds
 from svmtune.space import Param, SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
@@ -85,7 +86,7 @@ class Grid(Tuner):
     ) -> SearchSpace:
         """The box searched: as every tuner's, except that a parameter given explicit
         ``values`` spans them (from the smallest to the largest, or its bounds for one value)."""
-        self._check_options(space)
+        self._check_options_in(space)
         values = dict(self.values or {})
         outer = {k: v for k, v in (bounds or {}).items() if k not in values}
         own = {k: v for k, v in (self.bounds or {}).items() if k not in values}
@@ -105,7 +106,7 @@ class Grid(Tuner):
     def axes(self, space: SearchSpace) -> dict[str, list[float]]:
         """The grid values of each parameter of ``space`` (the box searched: :meth:`search_box`
         of the objective's space)."""
-        self._check_options(space)
+        self._check_options_in(space)
         values = dict(self.values or {})
         bounds = dict(self.bounds or {})
         out: dict[str, list[float]] = {}
@@ -126,15 +127,11 @@ class Grid(Tuner):
             out[p.name] = [p.check(v) for v in pts]
         return out
 
-    def _check_options(self, space: SearchSpace) -> None:
-        n = self.n_points
-        if isinstance(n, bool) or not isinstance(n, int | np.integer) or n < 1:
-            raise ValueError(f"n_points must be a positive integer; got {n!r}")
-        mp = self.max_points
-        if mp is not None and (
-            isinstance(mp, bool) or not isinstance(mp, int | np.integer) or mp < 1
-        ):
-            raise ValueError(f"max_points must be a positive integer or None; got {mp!r}")
+    _option_constraints = {"n_points": Integer(low=1), "max_points": Integer(low=1, none=True)}
+
+    def _check_options(self) -> None:
+        super()._check_options()
+        n, mp = self.n_points, self.max_points
         if mp is not None and n > mp:
             raise ValueError(
                 f"n_points={n} makes an axis longer than max_points={mp}: use fewer n_points, "
@@ -143,6 +140,12 @@ class Grid(Tuner):
         for key, opt in (("values", self.values), ("bounds", self.bounds)):
             if opt is not None and not isinstance(opt, Mapping):
                 raise ValueError(f"Grid {key} must be a mapping name -> {key}; got {opt!r}")
+
+    def _check_options_in(self, space: SearchSpace) -> None:
+        """:meth:`_check_options`, then the names and values of ``values`` and ``bounds``
+        against the objective's ``space``."""
+        self._check_options()
+        for key, opt in (("values", self.values), ("bounds", self.bounds)):
             unknown = [n for n in (opt or {}) if n not in space]
             if unknown:
                 raise ValueError(
@@ -174,7 +177,7 @@ class Grid(Tuner):
     def size(self, space: SearchSpace) -> int:
         """The number of grid points on ``space`` (an exact integer, however large), from the
         axis lengths, without building the axes."""
-        self._check_options(space)
+        self._check_options_in(space)
         values = dict(self.values or {})
         return math.prod(
             len(values[p.name]) if p.name in values else int(self.n_points) for p in space

@@ -10,6 +10,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from svmtune._options import Flag, Integer, check_value
 from svmtune.objectives import BoundObjective, Evaluation, FrozenParams, Stopwatch
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
@@ -31,9 +32,8 @@ class Rung:
 
 
 def _check_int(value: object, name: str, low: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
-    return int(value)
+    check_value(value, name, Integer(low=low, what=f"an integer >= {low}"))
+    return int(value)  # type: ignore[call-overload]
 
 
 def nested_stratified_order(
@@ -169,10 +169,16 @@ class SuccessiveHalving(Tuner):
         self.carry_seeds = carry_seeds
 
     # -- options ------------------------------------------------------------------------------
+    _option_constraints = {
+        "n_points": Integer(low=1, none=True, what="an integer >= 1"),
+        "factor": Integer(low=2),
+        "max_resources": Integer(low=2, none=True, what="an integer >= 2"),
+        "aggressive_elimination": Flag(),
+        "carry_seeds": Flag(),
+    }
+
     def _check_options(self) -> None:
-        if self.n_points is not None:
-            _check_int(self.n_points, "n_points", 1)
-        _check_int(self.factor, "factor", 2)
+        super()._check_options()
         mr = self.min_resources
         if isinstance(mr, str):
             if mr not in ("exhaust", "smallest"):
@@ -180,12 +186,7 @@ class SuccessiveHalving(Tuner):
                     f"min_resources must be 'exhaust', 'smallest' or an integer >= 2; got {mr!r}"
                 )
         else:
-            _check_int(mr, "min_resources", 2)
-        if self.max_resources is not None:
-            _check_int(self.max_resources, "max_resources", 2)
-        for key in ("aggressive_elimination", "carry_seeds"):
-            if not isinstance(getattr(self, key), bool | np.bool_):
-                raise ValueError(f"{key} must be True or False; got {getattr(self, key)!r}")
+            check_value(mr, "min_resources", Integer(low=2))
 
     def _grid(self, space: SearchSpace | None = None) -> Grid:
         """The grid of candidates (its ``n_points`` chosen to fit ``max_evals`` if not given)."""

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._options import Either, Integer, Real
 from svmtune.objectives import BoundObjective, Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator
@@ -17,6 +18,16 @@ from svmtune.tuners._coordinates import SearchCoordinates
 from svmtune.tuners.gradient_descent import GradientDescent, NonFiniteGradient, _Stop, start_point
 
 __all__ = ["IncrementalGradient"]
+
+
+class _Fraction(Real):
+    """A float in (0, 1] (an int is a number of points, not a fraction)."""
+
+    def __init__(self) -> None:
+        super().__init__(low=0.0, high=1.0, closed="right")
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, float | np.floating) and super().accepts(value)
 
 
 class IncrementalGradient(GradientDescent):
@@ -107,19 +118,13 @@ class IncrementalGradient(GradientDescent):
         self.delta = delta
         self.margin = margin
 
-    def _check_options(self) -> None:
-        super()._check_options()
-        s = self.initial_size
-        if isinstance(s, bool) or not (
-            (isinstance(s, float) and 0 < s <= 1) or (isinstance(s, int | np.integer) and s >= 4)
-        ):
-            raise ValueError(
-                f"initial_size must be a fraction in (0, 1] or a number of points >= 4; got {s!r}"
-            )
-        if not (isinstance(self.delta, int | float) and 0 < self.delta <= 1):
-            raise ValueError(f"delta must be a fraction in (0, 1]; got {self.delta!r}")
-        if not (isinstance(self.margin, int | float) and self.margin >= 0):
-            raise ValueError(f"margin must be a non-negative number; got {self.margin!r}")
+    _option_constraints = {
+        "initial_size": Either(
+            (_Fraction(), Integer(low=4)), "a fraction in (0, 1] or a number of points >= 4"
+        ),
+        "delta": Real(low=0.0, high=1.0, closed="right", what="a fraction in (0, 1]"),
+        "margin": Real(low=0.0, closed="left"),
+    }
 
     def _check_bound(self, bound: BoundObjective) -> None:
         if not hasattr(bound, "evaluate_on") or len(getattr(bound, "folds", ())) != 1:

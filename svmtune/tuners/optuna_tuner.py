@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from svmtune._validation import check_positive_int
+from svmtune._warnings import deprecated_budget
 from svmtune.objectives import Objective
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
@@ -23,7 +24,6 @@ from svmtune.tuners._optuna_export import (
     quiet,
 )
 from svmtune.tuners._optuna_trials import grid_names, reporter, tell
-from svmtune.tuners.vns import deprecated_budget
 
 __all__ = ["TPE", "OptunaTuner", "RandomSearch", "tpe_startup_trials"]
 

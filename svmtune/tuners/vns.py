@@ -8,7 +8,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._validation import check_positive_int
-from svmtune._warnings import warn_deprecated
+from svmtune._warnings import deprecated_budget
 from svmtune.objectives import Evaluation
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
@@ -18,25 +18,6 @@ __all__ = ["VNS"]
 
 #: Evaluations of a :class:`VNS` run when ``max_evals`` is not given.
 DEFAULT_VNS_EVALS = 100
-
-
-def deprecated_budget(tuner: Tuner, old: str, default: int) -> int:
-    """The budget of a tuner whose old budget option ``old`` is kept as a deprecated alias of
-    ``max_evals`` (a :class:`~svmtune._warnings.SvmtuneDeprecationWarning` when it is used;
-    ``max_evals`` wins when both are given)."""
-    value = getattr(tuner, old)
-    if value is not None:
-        check_positive_int(value, old)
-        warn_deprecated(
-            f"{tuner.name}({old}=...)",
-            since="0.1.0",
-            removed_in="0.2.0",
-            instead=f"max_evals={value!r} (the one budget name of every tuner)",
-            stacklevel=4,
-        )
-    if tuner.max_evals is not None:
-        return int(tuner.max_evals)
-    return default if value is None else int(value)
 
 
 StartOption = Mapping[str, float] | str | None
