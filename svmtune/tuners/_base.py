@@ -13,7 +13,7 @@ import math
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -71,6 +71,8 @@ class TuningResult:
     space : SearchSpace or None
         The box the run searched (names, bounds, scales: the objective's space narrowed to the
         default, study or tuner box); :meth:`to_optuna` needs it.
+    at_edge : dict
+        ``{name: "low" | "high"}``: best value at that edge of the box, maybe beyond (Bisection).
     """
 
     best_params: dict[str, float]
@@ -81,6 +83,7 @@ class TuningResult:
     stopped_by: str
     total_cost: Cost
     space: SearchSpace | None = None
+    at_edge: dict[str, str] = field(default_factory=dict)
 
     @property
     def n_evaluations(self) -> int:
