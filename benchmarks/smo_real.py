@@ -9,13 +9,19 @@ default BLAS threads and with one (``--threads``). Per fit the CPU and wall seco
 vectors and the relative difference of the dual objectives; then per thread setting the median
 and worst ratios.
 
-``passes``: microseconds an iteration, ours and libsvm's, with and without shrinking.
+``passes``: microseconds an SMO iteration, ours and libsvm's (``SVC`` with the same tol, cache
+and shrinking), with and without shrinking, default threads, on real sets the solver was not
+tuned on (letter A-M/N-Z, spambase, optdigits even/odd, page-blocks0) at 2,000 and 5,000 points
+and C = 1, 10, 100, 1e3, 1e4: per fit both iteration counts, both times an iteration and their
+ratio (best of ``--repeats``, default 3, interleaved); then the median and worst ratio per
+shrinking setting, over all C and over C >= 100.
 
 ``kfold``: one-shot ``KFoldCV(k=5)`` (a fresh binding, one evaluation: its folds start cold)
 against ``cross_val_score(SVC)`` on the same folds, at n = 2,000-10,000, default threads.
 
     python benchmarks/smo.py --part real                    # ~30-60 minutes on a loaded machine
     python benchmarks/smo.py --part kfold --Cs 1 100
+    python benchmarks/smo.py --part passes                  # ~5-10 minutes
     python benchmarks/smo.py --part passes --real-sets penbased-eo --Cs 10000
 """
 
@@ -41,8 +47,14 @@ from svmtune.objectives import KFoldCV
 from svmtune.solvers import SMO
 from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
 
+REAL_SETS = ["penbased-eo", "ring", "twonorm", "banana", "letter-am", "spambase"]
 REAL_SIZES = [2000, 5000, 10000, 20000]
+REAL_CS = [1.0, 100.0, 1e4]
 KFOLD_SIZES = [2000, 5000, 10000]
+#: real sets the solver's loop was not tuned on
+PASSES_SETS = ["letter-am", "spambase", "optdigits-eo", "page-blocks0"]
+PASSES_SIZES = [2000, 5000]
+PASSES_CS = [1.0, 10.0, 100.0, 1e3, 1e4]
 
 
 def letter_am() -> tuple[np.ndarray, np.ndarray]:
@@ -116,12 +128,12 @@ def real_row(name: str, X: np.ndarray, y: np.ndarray, C: float, tol: float, repe
 def real_part(args: argparse.Namespace) -> None:
     SVC().fit(*gauss10(600, 0))  # load the compiled loop once
     rows = []
-    for name in args.real_sets:
+    for name in args.real_sets or REAL_SETS:
         for n in args.sizes or REAL_SIZES:
             drawn = real_draw(name, n, args.seed)
             if drawn is None:
                 continue
-            for C in args.Cs:
+            for C in args.Cs or REAL_CS:
                 for row in real_row(name, *drawn, C, args.tol, args.repeats or 1, args.threads):
                     print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
                                    for k, v in row.items()), flush=True)  # fmt: skip
@@ -138,33 +150,57 @@ def real_part(args: argparse.Namespace) -> None:
         )
 
 
+def passes_row(name: str, X: np.ndarray, y: np.ndarray, C: float, shrinking: bool,
+               tol: float, repeats: int) -> dict[str, object]:  # fmt: skip
+    """One (set, n, C, shrinking): both solvers' best CPU of ``repeats`` interleaved runs."""
+    g = 1.0 / X.shape[1]
+    solver = SMO(tol=tol, shrinking=shrinking, memory_budget=DEFAULT_MEMORY_BUDGET)
+    lib = LibSVC(C=C, gamma=g, tol=tol, cache_size=DEFAULT_MEMORY_BUDGET / 2**20,
+                 shrinking=shrinking)  # fmt: skip
+    kw = {"C": C, "kernel": RBF(), "params": {"gamma": g}, "X": X}
+    res = solver.solve(y, **kw)  # warm-up
+    t_o = t_l = np.inf
+    for _ in range(repeats):
+        t_o = min(t_o, times(lambda: solver.solve(y, **kw))[0])
+        t_l = min(t_l, times(lambda: lib.fit(X, y))[0])
+    it_l = int(lib.n_iter_[0])
+    us_o, us_l = 1e6 * t_o / res.iterations, 1e6 * t_l / it_l
+    return {
+        "data": name, "n": y.size, "C": C, "shrinking": shrinking,
+        "iter_ours": res.iterations, "iter_libsvm": it_l,
+        "us_it_ours": us_o, "us_it_libsvm": us_l, "it_ratio": us_o / us_l,
+        "cpu_ratio": t_o / t_l,
+    }  # fmt: skip
+
+
 def passes_part(args: argparse.Namespace) -> None:
     """Microseconds an iteration of SMO and of libsvm, with and without shrinking (without,
     every iteration passes over all points: the cost of the passes themselves)."""
-    for name in args.real_sets:
-        for n in args.sizes or [10000]:
+    SVC().fit(*gauss10(600, 0))  # load the compiled loop once
+    rows = []
+    for name in args.real_sets or PASSES_SETS:
+        for n in args.sizes or PASSES_SIZES:
             drawn = real_draw(name, n, args.seed)
             if drawn is None:
                 continue
-            X, y = drawn
-            g = 1.0 / X.shape[1]
-            for C in args.Cs:
+            for C in args.Cs or PASSES_CS:
                 for shrinking in (True, False):
-                    solver = SMO(tol=args.tol, shrinking=shrinking)
-                    lib = LibSVC(C=C, gamma=g, tol=args.tol, cache_size=512, shrinking=shrinking)
-                    kw = {"C": C, "kernel": RBF(), "params": {"gamma": g}, "X": X}
-                    res = solver.solve(y, **kw)  # warm-up
-                    t_o = t_l = np.inf
-                    for _ in range(args.repeats or 3):
-                        t_o = min(t_o, times(lambda: solver.solve(y, **kw))[0])  # noqa: B023
-                        t_l = min(t_l, times(lambda: lib.fit(X, y))[0])  # noqa: B023
-                    it_l = int(lib.n_iter_[0])
-                    print(
-                        f"{name} n={n} C={C:g} shrinking={shrinking}: ours {t_o:.3f} s, "
-                        f"{res.iterations} iterations, {1e6 * t_o / res.iterations:.1f} us each; "
-                        f"libsvm {t_l:.3f} s, {it_l} iterations, {1e6 * t_l / it_l:.1f} us each",
-                        flush=True,
-                    )
+                    row = passes_row(name, *drawn, C, shrinking, args.tol, args.repeats or 3)
+                    print(" ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}"
+                                   for k, v in row.items()), flush=True)  # fmt: skip
+                    rows.append(row)
+    df = pd.DataFrame(rows)
+    print(f"\n== microseconds an SMO iteration, ours and libsvm's: tol={args.tol:g}, gamma = 1/d, "
+          f"default threads, best of {args.repeats or 3} ==")  # fmt: skip
+    print(df.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    for shrinking, part in df.groupby("shrinking", sort=False):
+        big = part[part.C >= 100]
+        print(
+            f"shrinking={shrinking}: time an iteration ours/libsvm median "
+            f"{part.it_ratio.median():.2f}, worst {part.it_ratio.max():.2f} over {len(part)} fits "
+            f"(C >= 100: median {big.it_ratio.median():.2f}, worst {big.it_ratio.max():.2f}); "
+            f"CPU ratio median {part.cpu_ratio.median():.2f}, worst {part.cpu_ratio.max():.2f}"
+        )
 
 
 def kfold_row(name: str, X: np.ndarray, y: np.ndarray, C: float, folds: list, tol: float,
@@ -195,7 +231,7 @@ def kfold_part(args: argparse.Namespace) -> None:
     """One-shot ``KFoldCV(k=5)`` (a fresh binding, one evaluation) against
     ``cross_val_score(SVC)`` on the same folds, best CPU of ``--repeats`` interleaved runs."""
     rows = []
-    for name in args.real_sets:
+    for name in args.real_sets or REAL_SETS:
         for n in args.sizes or KFOLD_SIZES:
             drawn = real_draw(name, n, args.seed)
             if drawn is None:

@@ -15,7 +15,9 @@ if TYPE_CHECKING:
     from svmtune.solvers import SMOResult
 
 __all__ = [
+    "PREDICT_MEMORY_BUDGET",
     "KernelExpansion",
+    "block_shape",
     "decision_tolerance",
     "expansion_from_solution",
     "labels_from_decisions",
@@ -25,6 +27,32 @@ __all__ = [
 #: first-order bound of summation round-off is one unit roundoff (half an eps) per term; the
 #: rest allows a few ulps of error in each kernel value itself.
 ROUNDOFF_EPS_PER_TERM = 4.0
+
+
+#: Bytes of kernel blocks that :class:`KernelExpansion` holds at once while it computes decision
+#: values (``decision_function``, ``predict``, ``error``), whatever the number of new points and
+#: of expansion vectors: the new points go through in blocks sized by :func:`block_shape`. A
+#: classifier's ``memory_budget`` overrides it; set ``svmtune.classifier.PREDICT_MEMORY_BUDGET``
+#: to change the default of every classifier.
+PREDICT_MEMORY_BUDGET = 128 * 2**20
+
+
+def block_shape(n_columns: int, arrays: int, memory_budget: int) -> tuple[int, int]:
+    """``(rows, columns)`` of a block of ``arrays`` float64 arrays that fit ``memory_budget``
+    bytes: as many rows of all ``n_columns`` columns as fit, else (one row of ``n_columns`` is
+    too long) one row of as many columns as fit (at least one).
+
+    Examples
+    --------
+    >>> block_shape(50_000, 3, 128 * 2**20)
+    (111, 50000)
+    >>> block_shape(10**7, 3, 128 * 2**20)
+    (1, 5592405)
+    """
+    per_row = 8 * max(int(arrays), 1) * max(int(n_columns), 1)
+    if per_row <= memory_budget:
+        return int(memory_budget) // per_row, int(n_columns)
+    return 1, max(1, int(memory_budget) // (8 * max(int(arrays), 1)))
 
 
 def decision_tolerance(scale: ArrayLike, n_terms: int) -> NDArray[np.float64]:
@@ -77,8 +105,11 @@ class KernelExpansion:
         The expansion points (support vectors).
     coef : array of shape (n_vectors,)
     intercept : float
-    block_size : int
-        Rows of new points per kernel block in :meth:`decision_function` (bounds memory).
+    memory_budget : int, optional
+        Bytes of kernel blocks held at once in :meth:`decision_function`, :meth:`predict` and
+        :meth:`error`: the new points go through in blocks of :func:`block_shape`, counting
+        every array of a block's shape the kernel builds (:meth:`KernelModel.block_arrays`).
+        Default :data:`PREDICT_MEMORY_BUDGET` (read at each call).
 
     Examples
     --------
@@ -99,7 +130,7 @@ class KernelExpansion:
         vectors: ArrayLike,
         coef: ArrayLike,
         intercept: float,
-        block_size: int = 4096,
+        memory_budget: int | None = None,
     ) -> None:
         self.kernel = kernel
         self.params = kernel.check_params(params)
@@ -111,7 +142,22 @@ class KernelExpansion:
                 f"{self.vectors.shape[0]} vectors"
             )
         self.intercept = float(intercept)
-        self.block_size = int(block_size)
+        if memory_budget is not None and (
+            isinstance(memory_budget, bool)
+            or not isinstance(memory_budget, int | np.integer)
+            or memory_budget <= 0
+        ):
+            raise ValueError(
+                f"memory_budget must be a positive integer (bytes); got {memory_budget!r}"
+            )
+        self.memory_budget = memory_budget
+
+    def block_shape(self) -> tuple[int, int]:
+        """``(new points, vectors)`` per kernel block: :func:`block_shape` for this expansion's
+        vectors, its kernel's :meth:`~svmtune.kernels.KernelModel.block_arrays` and its memory
+        budget."""
+        budget = PREDICT_MEMORY_BUDGET if self.memory_budget is None else self.memory_budget
+        return block_shape(self.vectors.shape[0], self.kernel.block_arrays(), budget)
 
     @property
     def n_features(self) -> int:
@@ -136,15 +182,19 @@ class KernelExpansion:
             raise ValueError(
                 f"X has {Xc.shape[1]} features but the classifier was built on {self.n_features}"
             )
-        out = np.empty(Xc.shape[0])
-        scale = np.empty(Xc.shape[0]) if with_tolerance else None
+        out = np.full(Xc.shape[0], self.intercept)
+        scale = np.full(Xc.shape[0], abs(self.intercept)) if with_tolerance else None
         abs_coef = np.abs(self.coef)
-        for start in range(0, Xc.shape[0], self.block_size):
-            stop = min(start + self.block_size, Xc.shape[0])
-            K = self.kernel.gram(self.params, Xc[start:stop], self.vectors)
-            out[start:stop] = K @ self.coef + self.intercept
-            if scale is not None:
-                scale[start:stop] = np.abs(K) @ abs_coef + abs(self.intercept)
+        rows, cols = self.block_shape()
+        m = self.vectors.shape[0]
+        for start in range(0, Xc.shape[0], rows):
+            stop = min(start + rows, Xc.shape[0])
+            for lo in range(0, m, cols):
+                hi = min(lo + cols, m)
+                K = self.kernel.gram(self.params, Xc[start:stop], self.vectors[lo:hi])
+                out[start:stop] += K @ self.coef[lo:hi]
+                if scale is not None:
+                    scale[start:stop] += np.abs(K, out=K) @ abs_coef[lo:hi]
         if scale is None:
             return out, None
         return out, decision_tolerance(scale, self.coef.shape[0] + 1)

@@ -70,3 +70,83 @@ def test_decision_tolerance_and_labels():
     eps = np.finfo(float).eps
     assert decision_tolerance([1.0, 2.0], 3).tolist() == [12 * eps, 24 * eps]
     assert labels_from_decisions([-1e-17, -1e-3, 0.0, 1e-17], 1e-16).tolist() == [1, -1, 1, 1]
+
+
+class _RecordingRBF(RBF):
+    """An RBF whose gram records the shape of every block it is asked for."""
+
+    def __init__(self):
+        super().__init__()
+        self.blocks = []
+
+    def gram(self, params, X, Z=None):
+        self.blocks.append((np.shape(X)[0], np.shape(X if Z is None else Z)[0]))
+        return super().gram(params, X, Z)
+
+
+def _expansion(n_vectors, seed=0, **kw):
+    rng = np.random.default_rng(seed)
+    kernel = _RecordingRBF()
+    clf = KernelExpansion(
+        kernel=kernel,
+        params={"gamma": 0.7},
+        vectors=rng.normal(size=(n_vectors, 3)),
+        coef=rng.normal(size=n_vectors),
+        intercept=0.1,
+        **kw,
+    )
+    return clf, kernel, rng
+
+
+@pytest.mark.parametrize("budget", [2**16, 2**20, 2**24])
+def test_prediction_blocks_fit_the_memory_budget(budget):
+    """Bytes by block shapes (rows x vectors x 8 bytes x the kernel's arrays) never exceed the
+    budget, the blocks cover every point once, and the decisions equal the kernel sum computed
+    directly (the oracle: exp of the squared differences, no blocks)."""
+    clf, kernel, rng = _expansion(1000, memory_budget=budget)
+    X = rng.normal(size=(700, 3))
+    f = clf.decision_function(X)
+    arrays = kernel.block_arrays()
+    assert all(r * m * 8 * arrays <= budget for r, m in kernel.blocks)
+    assert sum(r for r, _ in kernel.blocks) == 700
+    K = np.exp(-0.7 * ((X[:, None, :] - clf.vectors[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(f, K @ clf.coef + 0.1, rtol=1e-10, atol=1e-10)
+    kernel.blocks.clear()
+    assert clf.error(X, np.where(f >= 0, 1.0, -1.0)) == 0.0
+    assert all(r * m * 8 * arrays <= budget for r, m in kernel.blocks)
+
+
+def test_prediction_memory_does_not_grow_with_the_expansion(monkeypatch):
+    """The module default bounds every classifier: with 50,000 vectors the blocks hold at most
+    PREDICT_MEMORY_BUDGET bytes (the old fixed 4,096-row blocks held 4.9 GB here)."""
+    import svmtune.classifier as classifier
+
+    monkeypatch.setattr(classifier, "PREDICT_MEMORY_BUDGET", 2**24)
+    clf, kernel, rng = _expansion(50_000)
+    clf.predict(rng.normal(size=(200, 3)))
+    arrays = kernel.block_arrays()
+    assert sum(r for r, _ in kernel.blocks) == 200
+    assert max(r * m * 8 * arrays for r, m in kernel.blocks) <= 2**24
+    for n in (50_000, 200_000, 10**6):  # the plan alone, whatever n
+        rows, cols = classifier.block_shape(n, arrays, classifier.PREDICT_MEMORY_BUDGET)
+        assert rows * cols * 8 * arrays <= classifier.PREDICT_MEMORY_BUDGET
+        assert cols == n or rows == 1
+
+
+def test_an_expansion_longer_than_the_budget_goes_by_columns():
+    """One row of 5,000 vectors holds more than 64 KiB: blocks of one row and part of the
+    vectors, summed to the same decisions."""
+    clf, kernel, rng = _expansion(5000, memory_budget=2**16)
+    X = rng.normal(size=(20, 3))
+    f, tol = clf.decision_tolerance(X)
+    arrays = kernel.block_arrays()
+    assert all(r == 1 and r * m * 8 * arrays <= 2**16 for r, m in kernel.blocks)
+    K = np.exp(-0.7 * ((X[:, None, :] - clf.vectors[None, :, :]) ** 2).sum(-1))
+    np.testing.assert_allclose(f, K @ clf.coef + 0.1, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(tol, decision_tolerance(K @ np.abs(clf.coef) + 0.1, 5001))
+
+
+@pytest.mark.parametrize("budget", [0, -1, 1.5, True, "1e6"])
+def test_bad_memory_budget_is_named(budget):
+    with pytest.raises(ValueError, match=f"memory_budget .*{budget!r}"):
+        _expansion(3, memory_budget=budget)

@@ -157,6 +157,21 @@ class KernelModel(ParamsMixin, ABC):
         """
         return self.prepare(X, Z).gram(params)
 
+    def block_arrays(self) -> int:
+        """How many arrays of a Gram block's shape :meth:`gram` holds at once, counted as
+        float64 (a boolean mask counts as one): what a caller sizing blocks by a memory budget
+        multiplies a block's entries by (:func:`svmtune.classifier.block_rows`). Three for a
+        kernel of one distance or inner-product matrix (the statistics, the kernel values, the
+        finiteness mask); models building more override it.
+
+        Examples
+        --------
+        >>> from svmtune.kernels import RBF
+        >>> RBF().block_arrays()
+        3
+        """
+        return 3
+
     def diag(self, params: Mapping[str, float], X: ArrayLike) -> NDArray[np.float64]:
         """The diagonal ``k(x_i, x_i)``; subclasses override it when it is cheaper than a Gram."""
         Xc = check_X(X)

@@ -271,6 +271,11 @@ class MultipleKernel(KernelModel):
     def _check_features(self, n_features: int) -> None:
         check_group_features(self.groups, n_features)
 
+    def block_arrays(self) -> int:
+        """A block's prepared bank (one array per base kernel) or distances (one per group),
+        the sum, its scratch buffer and a mask."""
+        return max(self._R, len(self.groups)) + 3
+
     def _prepare(self, X: NDArray[np.float64], Z: NDArray[np.float64] | None) -> PreparedKernel:
         n, m = X.shape[0], (X if Z is None else Z).shape[0]
         if self.base == "linear":

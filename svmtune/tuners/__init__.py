@@ -10,7 +10,7 @@ from svmtune.tuners._box import DEFAULT_BOX, box_record, default_box, search_box
 from svmtune.tuners._contract import Evaluate
 from svmtune.tuners._optuna_export import trace_to_optuna
 from svmtune.tuners._warm_up import skip_warm_up, warm_up_method
-from svmtune.tuners.bisection import Bisection
+from svmtune.tuners.bisection import Bisection, BracketEdgeWarning
 from svmtune.tuners.cascade import Cascade
 from svmtune.tuners.grid import DEFAULT_GRID_BOUNDS, Grid
 from svmtune.tuners.nested_vns import NestedVNS
@@ -21,6 +21,7 @@ __all__ = [
     "DEFAULT_BOX",
     "DEFAULT_GRID_BOUNDS",
     "Bisection",
+    "BracketEdgeWarning",
     "BudgetExhausted",
     "Cascade",
     "Evaluate",

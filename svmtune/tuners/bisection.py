@@ -3,16 +3,22 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
-from svmtune.objectives import Evaluation
+from svmtune.objectives import BoundObjective, Evaluation
 from svmtune.space import SearchSpace
-from svmtune.tuners._base import Evaluator, Tuner
+from svmtune.tuners._base import Evaluator, Tuner, TuningResult
 from svmtune.tuners._box import narrow
 
-__all__ = ["Bisection"]
+__all__ = ["Bisection", "BracketEdgeWarning"]
+
+
+class BracketEdgeWarning(UserWarning):
+    """A bisection ended at an edge of its bracket: the minimum may lie outside it."""
 
 
 class Bisection(Tuner):
@@ -32,6 +38,11 @@ class Bisection(Tuner):
     Its search box is ``[low, high]`` for ``param``, unless a study's ``bounds`` name
     ``param``: then it bisects that box, as every tuner searches it (:meth:`search_box`); the
     ``fixed`` values for the others.
+
+    A bisection cannot leave its bracket: when the best point ends within ``tol`` of an edge
+    (an objective still falling at ``L`` or ``R``), the result's ``at_edge`` names the edge
+    (``{"gamma": "high"}``) and a :class:`BracketEdgeWarning` gives the bracket and the value;
+    widen the bracket (``low``/``high``, a study's ``bounds``) or use ``log=True``.
 
     Parameters
     ----------
@@ -142,6 +153,37 @@ class Bisection(Tuner):
         self._check_space(space)
         interval = (bounds or {}).get(self.param, (self.low, self.high))
         return narrow(space, {self.param: (float(interval[0]), float(interval[1]))})
+
+    def tune_bound(
+        self,
+        bound: BoundObjective,
+        *,
+        random_state: int | np.random.Generator | None = None,
+        start: Mapping[str, float] | None = None,
+        bounds: Mapping[str, tuple[float, float]] | None = None,
+    ) -> TuningResult:
+        """:meth:`Tuner.tune_bound`, then ``at_edge`` and a :class:`BracketEdgeWarning` when
+        the best point lies within ``tol`` of the bracket's edge."""
+        result = super().tune_bound(bound, random_state=random_state, start=start, bounds=bounds)
+        if result.space is None:  # pragma: no cover - tune_bound's result carries its box
+            return result
+        lo, hi = float(result.space[self.param].low), float(result.space[self.param].high)
+        value = float(result.best_params[self.param])
+        if self._width(lo, value) < self.tol:
+            edge = "low"
+        elif self._width(value, hi) < self.tol:
+            edge = "high"
+        else:
+            return result
+        warnings.warn(
+            f"Bisection ended at the {edge} edge of its bracket [{lo:g}, {hi:g}]: "
+            f"{self.param}={value:g} (objective {result.best_value:.4g}), within tol={self.tol:g} "
+            f"of {lo if edge == 'low' else hi:g}; the minimum may lie outside the bracket: widen "
+            "it (low/high, or a study's bounds) or search on a log scale (log=True)",
+            BracketEdgeWarning,
+            stacklevel=2,
+        )
+        return replace(result, at_edge={self.param: edge})
 
     def _mid(self, a: float, b: float) -> float:
         return math.sqrt(a * b) if self.log else 0.5 * (a + b)

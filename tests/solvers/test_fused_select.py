@@ -40,7 +40,7 @@ def test_status_passes_equal_the_pair_step_passes(whole: bool, seed: int) -> Non
     n, size = y.size, 250
     st = np.empty(n, dtype=np.int8)
     _statuses(y, C, alpha, size, st)
-    assert _select_i_st(st, G, size) == select_i(y, C, alpha, G, size, np.int64(-1))
+    assert _select_i_st(st, y, G, size) == select_i(y, C, alpha, G, size, np.int64(-1))
     Ki, Kj, diag = rng.random(n), rng.random(n), 1.0 + rng.random(n)
     Pi, Pj = (Ki, Kj) if whole else (Ki[order], Kj[order])
     gmax = select_i(y, C, alpha, G, size, np.int64(-1))[0]
@@ -48,23 +48,23 @@ def test_status_passes_equal_the_pair_step_passes(whole: bool, seed: int) -> Non
         expected = select_j(
             y, C, alpha, G, diag, size, np.int64(-1), gmax, second_order, Ki, 1.0, order, whole
         )
-        got = _select_j_st(st, G, diag, size, gmax, second_order, Pi, 1.0, order, True)
+        got = _select_j_st(st, y, G, diag, size, gmax, second_order, Pi, 1.0, order, True)
         assert got == expected
-        got = _select_j_st(st, G, diag, size, gmax, second_order, Ki, 1.0, order, whole)
+        got = _select_j_st(st, y, G, diag, size, gmax, second_order, Ki, 1.0, order, whole)
         assert got == expected
     # unit diagonal (RBF): the variant that does not read it
     ones, kii = np.ones(n), 1.0
     expected = select_j(y, C, alpha, G, ones, size, np.int64(-1), gmax, True, Ki, kii, order, whole)
-    assert _select_j_unit(st, G, size, gmax, Pi, kii + 1.0, order, True) == expected
-    assert _select_j_unit(st, G, size, gmax, Ki, kii + 1.0, order, whole) == expected
+    assert _select_j_unit(st, y, G, size, gmax, Pi, kii + 1.0, order, True) == expected
+    assert _select_j_unit(st, y, G, size, gmax, Ki, kii + 1.0, order, whole) == expected
     ci, cj = rng.normal(), rng.normal()
     G_ref = G.copy()
     add_pair(G_ref, y, Ki, Kj, ci, cj, size, order, whole)
     expected = select_i(y, C, alpha, G_ref, size, np.int64(-1))
     G_copy = G.copy()
-    got = _add_pair_select_i(G, st, Pi, Pj, ci, cj, size, order, True)
+    got = _add_pair_select_i(G, st, y, Pi, Pj, ci, cj, size, order, True)
     assert np.array_equal(G, G_ref)  # bit for bit
     assert got == expected
-    got = _add_pair_select_i(G_copy, st, Ki, Kj, ci, cj, size, order, whole)
+    got = _add_pair_select_i(G_copy, st, y, Ki, Kj, ci, cj, size, order, whole)
     assert np.array_equal(G_copy, G_ref)
     assert got == expected

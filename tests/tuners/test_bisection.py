@@ -1,10 +1,12 @@
+import warnings
+
 import numpy as np
 import pytest
 
 from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF
 from svmtune.objectives import LOOEstimate
-from svmtune.tuners import Bisection
+from svmtune.tuners import Bisection, BracketEdgeWarning
 
 from .conftest import Bowl
 
@@ -107,3 +109,54 @@ def test_bad_random_state_is_named(toy, seed):
     X, y = toy
     with pytest.raises(ValueError, match=r"random_state must be None, a non-negative integer"):
         Bisection().tune(Bowl(target={"gamma": 0.1}), X, y, kernel=RBF(), random_state=seed)
+
+
+def _checkerboard():
+    """A 4 x 4 checkerboard on the unit square: the RBF width that separates its cells is far
+    above Fischetti's bracket (LOO_2 at its lowest near gamma = 100)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0, 1, (80, 2))
+    y = np.where((np.floor(X[:, 0] * 4) + np.floor(X[:, 1] * 4)) % 2 == 0, 1.0, -1.0)
+    return X, y
+
+
+def test_the_minimum_outside_the_bracket_is_flagged():
+    """The oracle: LOO_2 evaluated on a grid over [0.01, 1] and above it; its minimum over the
+    bracket is at the bracket's top and higher than at gamma = 30-100, so bisection in
+    [0.01, 1] ends at the top and says so."""
+    X, y = _checkerboard()
+    objective = LOOEstimate(model="loo2")
+    bound = objective.bind(X, y, kernel=RBF())
+    inside = {g: bound.evaluate({"gamma": g}).value for g in np.linspace(0.01, 1.0, 12)}
+    outside = min(bound.evaluate({"gamma": g}).value for g in (30.0, 100.0))
+    assert min(inside.values()) > outside
+    with pytest.warns(BracketEdgeWarning, match=r"high edge of its bracket \[0.01, 1\]"):
+        res = Bisection().tune(objective, X, y, kernel=RBF())
+    assert res.at_edge == {"gamma": "high"}
+    assert 1.0 - res.best_params["gamma"] < 0.01
+
+
+def test_a_study_box_is_searched_whole_and_an_inner_minimum_is_not_flagged():
+    """With a study's box (bounds) bisection searches all of it: here it passes the old
+    bracket's top and ends inside the box, lower than any point of [0.01, 1]."""
+    X, y = _checkerboard()
+    objective = LOOEstimate(model="loo2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", BracketEdgeWarning)
+        res = Bisection(log=True, tol=0.05).tune(
+            objective, X, y, kernel=RBF(), bounds={"gamma": (0.01, 1000.0)}
+        )
+    assert res.at_edge == {}
+    assert res.trace["param_gamma"].max() > 1.0
+    assert 1.0 < res.best_params["gamma"] < 1000.0
+    bound = objective.bind(X, y, kernel=RBF())
+    assert res.best_value < min(bound.evaluate({"gamma": g}).value for g in (0.01, 0.5, 1.0))
+
+
+def test_a_minimum_at_the_low_edge_is_flagged(toy):
+    X, y = toy
+    with pytest.warns(BracketEdgeWarning, match="low edge"):
+        res = Bisection().tune(Bowl(target={"gamma": 1e-3}), X, y, kernel=RBF())
+    assert res.at_edge == {"gamma": "low"}
+    res = Bisection().tune(Bowl(target={"gamma": 0.3}), X, y, kernel=RBF())
+    assert res.at_edge == {}
