@@ -21,17 +21,12 @@ from numba import njit
 from smo_real import real_draw
 
 from svmtune.kernels import RBF
-from svmtune.solvers import SMO
-from svmtune.solvers._pair_step import TAU
-from svmtune.solvers._smo_loop import (
-    LOW,
-    POS,
-    UP,
-    _add_pair_select_i,
-    _select_i_st,
-    _select_j_unit,
-    _statuses,
-)
+from svmtune.solvers import SMO, smo_loop
+
+TAU, LOW, POS, UP = smo_loop.TAU, smo_loop.LOW, smo_loop.POS, smo_loop.UP
+_add_pair_select_i = smo_loop._add_pair_select_i
+_select_i_st, _select_j_unit = smo_loop._select_i_st, smo_loop._select_j_unit
+_statuses = smo_loop._statuses
 
 
 @njit(cache=True)

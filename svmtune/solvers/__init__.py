@@ -6,6 +6,12 @@ alpha-seeded SMO with Franc et al.'s stop or the eps-KKT stop): its ``retrain_on
 the constants of its CPU count ``WORK_RETRAIN``, ``WORK_FRANC_STEP``, ``WORK_SELECT``. It is
 imported when first asked for; :func:`exact_loo` is the way to use it, and the benchmarks time
 and fit it directly (``benchmarks/franc_stop.py``).
+
+:data:`smo_loop` is the SMO loop's compiled module: its passes (``_select_i_st``,
+``_select_j_unit``, ``_add_pair_select_i``), the status bits ``POS``, ``UP``, ``LOW``, the
+curvature floor ``TAU`` and ``_statuses``. It is imported when first asked for, for the
+benchmark that times the passes one by one (``benchmarks/smo_passes.py``); :class:`SMO` is the
+way to use it.
 """
 
 import importlib
@@ -40,13 +46,16 @@ __all__ = [
     "one_blas_thread",
     "rbf_gram",
     "retrain_loop",
+    "smo_loop",
     "compile_cache_is_warm",
     "warm_up",
 ]
 
 
 def __getattr__(name: str) -> ModuleType:
-    """``retrain_loop``, imported on first use (numba compiles or loads it then)."""
+    """``retrain_loop`` and ``smo_loop``, imported on first use (numba compiles or loads them)."""
     if name == "retrain_loop":
         return importlib.import_module("svmtune.solvers._exact_loo_loop")
+    if name == "smo_loop":
+        return importlib.import_module("svmtune.solvers._smo_loop")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
