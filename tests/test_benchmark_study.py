@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from svmtune.datasets import SUITE
@@ -90,7 +91,30 @@ def test_a_reduced_benchmark_runs_to_a_report_with_its_verdict(tmp_path, monkeyp
     assert main([*args, "--storage", f"sqlite:///{tmp_path / 'b.db'}", "--output", str(out)]) == 0
     text = (out / "report.md").read_text()
     assert "Baseline: **GridSearchCV 25**, named by the study before it ran" in text
-    assert "Noise floor: CV grid 25 run again on other fold assignments" in text
+    # the noise controls: their own section, not ranked, not tested
+    assert "## Noise controls: the resolution" in text
+    assert "| CV grid 25 | 3 | 2 |" in text and "| GridSearchCV 25 | 2 | 2 |" in text
+    assert "/ CV grid 25, folds 1 |" not in text and "/ GridSearchCV 25, folds 1 |" not in text
+    assert "## Protocol" in text and "one stratified fold assignment shuffled" in text
+    assert "## Provenance" in text and "scikit-learn " in text
+    # the shared folds: on each split, GridSearchCV's 25 CV errors (1 - mean fold accuracy) and
+    # CV grid 25's (pooled) are on the same folds: they differ by the fold sizes' round-off and
+    # at most a validation point or two where the solvers' tolerances part (unshuffled folds of
+    # a sorted file would differ by several points)
+    from svmtune.study import Storage
+
+    store = Storage(f"sqlite:///{tmp_path / 'b.db'}", read_only=True)
+    try:
+        snap = store.snapshot("benchmark")
+    finally:
+        store.close()
+    cells, tr = snap.cells.set_index(["dataset", "split", "method"]), snap.traces
+    for (d, s), part in tr.groupby(["dataset", "split"]):
+        ours = part[part["method"] == "CV grid 25"].sort_values(["param_C", "param_gamma"])
+        theirs = part[part["method"] == "GridSearchCV 25"].sort_values(["param_C", "param_gamma"])
+        n = int(cells.loc[(d, s, "CV grid 25"), "n_train"])
+        gap = np.abs(ours["value"].to_numpy() - theirs["value"].to_numpy())
+        assert gap.max() <= 2.5 / n, (d, s, gap.max() * n)
     # 2 data sets: no test across data sets (no CD diagram), per-data-set tests over the splits
     assert "## Against GridSearchCV 25" not in text
     assert "## Per data set, against GridSearchCV 25" in text and "| verdict |" in text

@@ -88,7 +88,8 @@ class Study(StudyResults, StudySubset):
     baseline : str, optional
         The method every other is tested against in ``report.md`` (Wilcoxon-Holm and the
         Bayesian signed-rank test), named before the study runs: a pre-planned comparison.
-        Default: the best-ranked method, chosen after seeing the data (the report says so).
+        Default: the best-ranked method (among ties, the lowest mean test error, then the first
+        by name), chosen after seeing the data (the report says so).
     left_out : mapping name -> reason, optional
         Methods the study file could not define here, and why (``{"OptunaSearchCV": "needs
         pip install 'svmtune[peers]'"}``): ``svmtune run`` names them when it starts and ends,

@@ -128,3 +128,19 @@ def test_which_peers_take_the_shared_folds():
     assert k_of(PeerMethod(GridSearchCV(SVC(), GRID, cv=[([0], [1])]))) is None  # its own
     assert k_of(PeerMethod(SVC())) is None
     assert k_of(Method(LOOEstimate(), Bisection(), RBF())) is None
+
+
+def test_cells_stored_under_the_old_protocol_are_not_reused_silently():
+    from svmtune.study.run._folds import STUDY_PROTOCOL
+    from svmtune.study.store._definition import DEFINITION_FORMAT, merge_definitions
+
+    new = _study().definition()
+    assert {r["protocol"] for r in new["methods"].values()} == {STUDY_PROTOCOL}
+    old = {**new, "format": DEFINITION_FORMAT}
+    old["methods"] = {
+        m: {k: v for k, v in r.items() if k not in ("protocol", "folds")}
+        for m, r in new["methods"].items()
+    }  # what the previous protocol stored
+    verdict = merge_definitions(old, new, stored_seed=2026, seed=2026)
+    assert set(verdict.changed) == {"CV grid 25", "GridSearchCV 25"}
+    assert all(any("protocol" in d for d in ds) for ds in verdict.changed.values())
