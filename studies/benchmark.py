@@ -59,8 +59,10 @@ A smaller run (a quick look; the first problems are the cheapest)::
 
     SVMTUNE_BENCHMARK_DATASETS=6 SVMTUNE_BENCHMARK_SPLITS=3 svmtune run studies/benchmark.py
 
-keeps the first ``n`` problems of ``DATASETS`` and the first splits. Cells are keyed by (data
-set, split, method) and seeded by that key alone, so a later full run reuses them.
+keeps the first ``n`` problems of ``DATASETS`` and the first splits; ``SVMTUNE_BENCHMARK_METHODS``
+(names separated by ``;``) keeps only the methods named and their noise controls. Cells are
+keyed by (data set, split, method) and seeded by that key alone, so a later full run reuses
+them.
 """
 
 import os
@@ -189,6 +191,19 @@ else:
                 n_jobs=1,
             )
         )
+
+#: SVMTUNE_BENCHMARK_METHODS="GridSearchCV 25;CV grid 25": only these methods (and their noise
+#: controls); a quick look at a few of them (the baseline must be one)
+KEEP = [m.strip() for m in os.environ.get("SVMTUNE_BENCHMARK_METHODS", "").split(";") if m.strip()]
+if KEEP:
+    unknown = [m for m in KEEP if m not in METHODS and m not in LEFT_OUT]
+    if unknown:
+        raise ValueError(
+            f"SVMTUNE_BENCHMARK_METHODS names {unknown}, not methods of the benchmark here; "
+            f"they are {list(METHODS)}"
+        )
+    METHODS = {k: v for k, v in METHODS.items() if k.split(", folds ")[0] in KEEP}
+    LEFT_OUT = {k: v for k, v in LEFT_OUT.items() if k in KEEP}
 
 study = Study(
     "benchmark",

@@ -74,6 +74,18 @@ def test_a_smaller_run_keeps_the_first_data_sets_and_splits(monkeypatch):
     study = load_study(ROOT / "studies" / "benchmark.py")
     assert study._dataset_names() == list(SUITE)[:5]
     assert study.n_splits == 2
+    monkeypatch.setenv("SVMTUNE_BENCHMARK_METHODS", "GridSearchCV 25;CV grid 25")
+    assert list(load_study(ROOT / "studies" / "benchmark.py").methods) == [
+        "CV grid 25",
+        "CV grid 25, folds 1",
+        "CV grid 25, folds 2",
+        "GridSearchCV 25",
+        "GridSearchCV 25, folds 1",
+    ]
+    monkeypatch.setenv("SVMTUNE_BENCHMARK_METHODS", "GridSearchCV 26")
+    with pytest.raises(ValueError, match=r"names \['GridSearchCV 26'\], not methods"):
+        load_study(ROOT / "studies" / "benchmark.py")
+    monkeypatch.delenv("SVMTUNE_BENCHMARK_METHODS")
     monkeypatch.setenv("SVMTUNE_BENCHMARK_DATASETS", "1")
     with pytest.raises(ValueError, match=r"SVMTUNE_BENCHMARK_DATASETS must be in \[2, 42\]"):
         load_study(ROOT / "studies" / "benchmark.py")
@@ -81,11 +93,17 @@ def test_a_smaller_run_keeps_the_first_data_sets_and_splits(monkeypatch):
 
 @pytest.mark.slow
 def test_a_reduced_benchmark_runs_to_a_report_with_its_verdict(tmp_path, monkeypatch):
-    """The CI smoke test: the two cheapest problems, two splits, every method, the CLI."""
+    """The CI smoke test: the two cheapest problems, two splits, the CLI; the two grid searches,
+    their noise controls, and the peers that take the shared folds as a list (randomized,
+    successive halving, Optuna's)."""
     from svmtune.cli import main
 
     monkeypatch.setenv("SVMTUNE_BENCHMARK_DATASETS", "2")
     monkeypatch.setenv("SVMTUNE_BENCHMARK_SPLITS", "2")
+    peers = ["RandomizedSearchCV 25", "HalvingGridSearchCV 25", "OptunaSearchCV 25"]
+    monkeypatch.setenv(
+        "SVMTUNE_BENCHMARK_METHODS", ";".join(["GridSearchCV 25", "CV grid 25", *peers])
+    )
     out = tmp_path / "report"
     args = ["run", str(ROOT / "studies" / "benchmark.py"), "--n-jobs", "1", "--no-progress"]
     assert main([*args, "--storage", f"sqlite:///{tmp_path / 'b.db'}", "--output", str(out)]) == 0
