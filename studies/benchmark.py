@@ -15,9 +15,11 @@ cross-validation:
   neighbourhood search (Carrizosa et al.) and Optuna's TPE, each stopped at ``max_evals``; TPE
   with 25 trials again under Optuna's successive-halving pruner (bad trials stopped after a
   fold or two);
-- the noise floor: "CV grid 25, other folds" is "CV grid 25" on another assignment of the
-  points to the 5 folds (``KFoldCV(random_state=1)`` instead of 0); the difference between the
-  two is the smallest difference between methods this study resolves;
+- the noise controls, which measure the resolution: "CV grid 25, folds 1" and "CV grid 25,
+  folds 2" are "CV grid 25" on two other assignments of the points to the 5 folds, and
+  "GridSearchCV 25, folds 1" is the peer on another one (``folds=1, 2``). They are reported
+  apart (per-problem standard deviation over the fold assignments, standard error of the
+  suite mean), not ranked and not in Friedman's test;
 - a cascade (``Cascade``): 5-fold CV on a stratified quarter of the data on a 4 x 4 grid of the
   box, then 3 evaluations on all of it around the best point (about 4 evaluations' kernel work);
 - the cheaper routes: Fischetti's LOO_2 and LOO_3 estimates by bisection over ``gamma`` (no QP
@@ -27,18 +29,25 @@ cross-validation:
 - the peers users pick today, over ``sklearn.svm.SVC``: ``GridSearchCV`` on the same grids,
   ``RandomizedSearchCV`` and optuna-integration's ``OptunaSearchCV`` with the same number of
   candidates (log-uniform over the box), ``HalvingGridSearchCV`` on the 25-point grid; all
-  cv=5;
+  cv=5, which the study replaces by the split's shared folds;
 - successive halving on data, svmtune's ``SuccessiveHalving`` on 5-fold CV beside
   ``HalvingGridSearchCV``: the same 25 candidates and schedule (every candidate on a small
   subsample, the best third on three times as many points, and so on).
 
-The pre-planned comparison: every method against ``GridSearchCV 25`` (:data:`BASELINE`, what
-users reach for), named before the study runs; ``report.md`` gives each method's
-Wilcoxon-Holm test and Bayesian signed-rank verdict against it (region of practical
-equivalence: 1 point of test error), and the noise floor.
+Every k-fold method of a (data set, split), svmtune's ``KFoldCV`` and the peers' ``cv=5``
+alike, cross-validates on one stratified fold assignment shuffled from the split's seed, and
+every split hands the training part over in a seeded random order (never the file's). A
+tuning run is billed its whole process CPU (the sampler's and the bookkeeping's included), as
+a peer's ``fit()`` is.
 
-The full run (42 problems x 10 splits x 22 methods = 9,240 cells; docs/scaling.md gives its
-measured and estimated time on 2 cores)::
+The pre-planned comparison: every method against ``GridSearchCV 25`` (:data:`BASELINE`, what
+users reach for), named before the study runs; ``report.md`` gives each method's paired mean
+difference with its 95 % interval, Wilcoxon-Holm test and Bayesian signed-rank verdict against
+it (region of practical equivalence: 1 point of test error, and the resolution the noise
+controls measure), and the noise controls in their own section.
+
+The full run (42 problems x 10 splits x 24 methods = 10,080 cells; docs/scaling.md gives the
+measured and estimated time of the earlier 22-method run on 2 cores)::
 
     nice -n 5 svmtune run studies/benchmark.py --n-jobs 2
 
@@ -50,8 +59,10 @@ A smaller run (a quick look; the first problems are the cheapest)::
 
     SVMTUNE_BENCHMARK_DATASETS=6 SVMTUNE_BENCHMARK_SPLITS=3 svmtune run studies/benchmark.py
 
-keeps the first ``n`` problems of ``DATASETS`` and the first splits. Cells are keyed by (data
-set, split, method) and seeded by that key alone, so a later full run reuses them.
+keeps the first ``n`` problems of ``DATASETS`` and the first splits; ``SVMTUNE_BENCHMARK_METHODS``
+(names separated by ``;``) keeps only the methods named and their noise controls. Cells are
+keyed by (data set, split, method) and seeded by that key alone, so a later full run reuses
+them.
 """
 
 import os
@@ -127,10 +138,12 @@ for B in BUDGETS:
     METHODS[f"CV random {B}"] = Method(CV, RandomSearch(bounds=BOX, max_evals=B), KERNEL)
     METHODS[f"CV VNS {B}"] = Method(CV, VNS(bounds=BOX, max_evals=B), KERNEL)
     METHODS[f"CV TPE {B}"] = Method(CV, TPE(bounds=BOX, max_evals=B), KERNEL)
-# the noise floor: the 25-point grid again on another assignment of the points to the folds
-METHODS["CV grid 25, other folds"] = Method(
-    KFoldCV(k=5, random_state=1), Grid(values=GRIDS[25], max_evals=25), KERNEL
-)
+# the noise controls: the 25-point grid again on two other assignments of the points to the
+# folds (reported apart: the per-problem spread and the standard error of the suite mean)
+for F in (1, 2):
+    METHODS[f"CV grid 25, folds {F}"] = Method(
+        CV, Grid(values=GRIDS[25], max_evals=25), KERNEL, folds=F
+    )
 # TPE's 25 trials again, Optuna's successive-halving pruner stopping bad trials after a fold or
 # two (fold-level pruning: a pruned trial is one of the 25 and pays for the folds it solved)
 METHODS["CV TPE pruned 25"] = Method(
@@ -146,6 +159,8 @@ for B in BUDGETS:
             cv=5,
         )
     )
+# the peer's noise control: the same GridSearchCV on another fold assignment
+METHODS["GridSearchCV 25, folds 1"] = PeerMethod(GridSearchCV(SVC(), GRIDS[25], cv=5), folds=1)
 
 # successive halving on the 25-point grid (on the 50-point one it costs more CPU than
 # GridSearchCV at these data sizes, and the full run must fit in about an hour on 2 cores)
@@ -176,6 +191,19 @@ else:
                 n_jobs=1,
             )
         )
+
+#: SVMTUNE_BENCHMARK_METHODS="GridSearchCV 25;CV grid 25": only these methods (and their noise
+#: controls); a quick look at a few of them (the baseline must be one)
+KEEP = [m.strip() for m in os.environ.get("SVMTUNE_BENCHMARK_METHODS", "").split(";") if m.strip()]
+if KEEP:
+    unknown = [m for m in KEEP if m not in METHODS and m not in LEFT_OUT]
+    if unknown:
+        raise ValueError(
+            f"SVMTUNE_BENCHMARK_METHODS names {unknown}, not methods of the benchmark here; "
+            f"they are {list(METHODS)}"
+        )
+    METHODS = {k: v for k, v in METHODS.items() if k.split(", folds ")[0] in KEEP}
+    LEFT_OUT = {k: v for k, v in LEFT_OUT.items() if k in KEEP}
 
 study = Study(
     "benchmark",

@@ -15,6 +15,11 @@ part; CPU seconds are the tuning run's (the refit included), one BLAS thread, on
   ``RandomizedSearchCV`` with the same budget (25 candidates, cv=5, log-uniform over the
   grid's box) and optuna-integration's ``OptunaSearchCV`` (TPE, 25 trials, cv=5, same box).
 
+Every 5-fold method of a (data set, split), svmtune's and the peers' alike, cross-validates on
+the same stratified folds shuffled from the split's seed (the study replaces the peers' cv=5
+and KFoldCV's random_state), and a svmtune run is billed its whole process CPU, as a peer its
+``fit()``.
+
 Adding a method is one entry in ``METHODS`` (a ``Method`` or a ``PeerMethod``).
 
     svmtune run studies/peers.py --output docs/peers

@@ -172,6 +172,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         objectives=objectives,
         n_jobs=draw_jobs,
         baseline=study.baseline,
+        definition=study.definition(),
     )
     paths.update(extra_figures(figures, study, outdir))
     add_left_out_to_report(outdir / "report.md", study.left_out)
@@ -218,6 +219,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
             methods = list(study.methods)
             objectives = objective_labels(study.definition()["methods"])
             baseline = study.baseline
+            definition = study.definition()
         else:
             names = store.study_names()
             if args.study:
@@ -247,7 +249,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     missing = missing_cells(expected, results, snap.running)
     outdir = Path(args.output) if args.output else Path("results") / name
     paths = write_report(
-        results, traces, outdir, methods=methods, objectives=objectives, baseline=baseline
+        results,
+        traces,
+        outdir,
+        methods=methods,
+        objectives=objectives,
+        baseline=baseline,
+        definition=definition,
     )
     if study is not None:
         paths.update(extra_figures(figures, study, outdir))

@@ -4,7 +4,10 @@ Every protocol draws from ``numpy.random.default_rng(seed)`` and comes in two fo
 ``*_indices`` function giving ``(train_idx, test_idx)`` (sorted row indices, to store or to
 re-index feature groups), and a ``*_split`` function giving the standardized parts
 ``(X_train, y_train, X_test, y_test)`` (see :func:`standardize`: training statistics only,
-features constant in the training part dropped).
+features constant in the training part dropped). A ``*_split`` returns its training part in a
+random order drawn from the same generator after the split, never in the file's order: files
+are often sorted by class or by collection time, and what runs on the training part (an
+unshuffled k-fold, a solver's first working set) must not depend on how a file was sorted.
 
 A protocol that draws the parts at random redraws, with the same generator, until each part
 holds both classes; a class with fewer than two points makes that impossible and raises.
@@ -50,8 +53,12 @@ class Split(NamedTuple):
     y_test: NDArray[np.float64]
 
 
-def _split(X: NDArray[np.float64], y: NDArray[np.float64], idx: Indices) -> Split:
+def _split(
+    X: NDArray[np.float64], y: NDArray[np.float64], idx: Indices, rng: np.random.Generator
+) -> Split:
+    """The standardized parts, the training part in a random order drawn from ``rng``."""
     tr, te = idx
+    tr = tr[rng.permutation(tr.size)]
     s = standardize(X[tr], X[te])
     return Split(s.X_train, y[tr].copy(), s.X_test, y[te].copy())
 
@@ -129,7 +136,8 @@ def fischetti_split(X: ArrayLike, y: ArrayLike, seed: Seed) -> Split:
     Returns
     -------
     Split
-        ``(X_train, y_train, X_test, y_test)``.
+        ``(X_train, y_train, X_test, y_test)``; the training part in a random order (from the
+        same generator), the test part in the file's.
 
     Raises
     ------
@@ -145,7 +153,8 @@ def fischetti_split(X: ArrayLike, y: ArrayLike, seed: Seed) -> Split:
     208
     """
     Xa, ya = check_Xy(X, y)
-    return _split(Xa, ya, fischetti_indices(ya, seed))
+    rng = as_rng(seed, name="seed")
+    return _split(Xa, ya, fischetti_indices(ya, rng), rng)
 
 
 def holdout_indices(y: ArrayLike, seed: Seed, *, test_size: float = 0.3) -> Indices:
@@ -203,7 +212,8 @@ def holdout_split(X: ArrayLike, y: ArrayLike, seed: Seed, *, test_size: float = 
     (189, 81)
     """
     Xa, ya = check_Xy(X, y)
-    return _split(Xa, ya, holdout_indices(ya, seed, test_size=test_size))
+    rng = as_rng(seed, name="seed")
+    return _split(Xa, ya, holdout_indices(ya, rng, test_size=test_size), rng)
 
 
 def stratified_kfold(y: ArrayLike, k: int, seed: Seed) -> list[Indices]:
@@ -342,4 +352,5 @@ def ratsch_split(name: str, seed: Seed) -> Split:
     ((400, 2), (4900, 2))
     """
     X, y = load(_ratsch_name(name))
-    return _split(X, y, ratsch_indices(name, seed))
+    rng = as_rng(seed, name="seed")
+    return _split(X, y, ratsch_indices(name, rng), rng)

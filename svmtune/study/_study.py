@@ -18,6 +18,7 @@ from svmtune.study.run._data import (
     resolve_datasets,
     split_seed,
 )
+from svmtune.study.run._folds import STUDY_PROTOCOL, fold_seed, noise_controls
 from svmtune.study.run._method import Method
 from svmtune.study.run._names import check_study_name
 from svmtune.study.run._peer import PeerMethod
@@ -64,7 +65,11 @@ class Study(StudyResults, StudySubset):
         The study seed; each cell's seeds derive from it and the cell's key alone
         (:func:`~svmtune.study.cell_seed`), so results depend neither on ``n_jobs`` nor on the
         order cells run in. The cell's seed is the tuner's ``random_state``, and the objective's
-        too when it has a ``random_state`` left as None (e.g. ``KFoldCV(random_state=None)``).
+        too when it has a ``random_state`` left as None. Every k-fold method of a (data set,
+        split), svmtune's k-fold objectives and the peers' ``cv=k`` alike, cross-validates on
+        one stratified, shuffled fold assignment seeded from the split
+        (:mod:`svmtune.study.run._folds`; a ``KFoldCV``'s own ``random_state`` is replaced);
+        a method with ``folds=1, 2, ...`` gets another one: a noise control, reported apart.
     test_size : float, default 0.3
         Test fraction of the ``"holdout"`` protocol.
     max_seconds : float, optional
@@ -83,7 +88,8 @@ class Study(StudyResults, StudySubset):
     baseline : str, optional
         The method every other is tested against in ``report.md`` (Wilcoxon-Holm and the
         Bayesian signed-rank test), named before the study runs: a pre-planned comparison.
-        Default: the best-ranked method, chosen after seeing the data (the report says so).
+        Default: the best-ranked method (among ties, the lowest mean test error, then the first
+        by name), chosen after seeing the data (the report says so).
     left_out : mapping name -> reason, optional
         Methods the study file could not define here, and why (``{"OptunaSearchCV": "needs
         pip install 'svmtune[peers]'"}``): ``svmtune run`` names them when it starts and ends,
@@ -237,6 +243,12 @@ class Study(StudyResults, StudySubset):
             except ValueError as exc:
                 raise ValueError(f"method {mname!r} cannot run: {exc}") from exc
             methods[mname] = method
+        controls = noise_controls(methods)
+        if self.baseline is not None and self.baseline in controls:
+            raise ValueError(
+                f"baseline {self.baseline!r} is a noise control (folds != 0); name the method it "
+                f"replicates, {controls[self.baseline]!r}"
+            )
         if self.baseline is not None and self.baseline not in methods:
             raise ValueError(
                 f"baseline {self.baseline!r} is not a method of the study; the methods are "
@@ -273,6 +285,7 @@ class Study(StudyResults, StudySubset):
             "test_size": float(self.test_size) if self.split == "holdout" else None,
             "max_seconds": self.max_seconds,
             "methods": {k: self._method_record(m) for k, m in methods.items()},
+            "noise_controls": self._noise_controls(),
             **({"baseline": self.baseline} if self.baseline is not None else {}),
             "labels": self.labels,
             "left_out": {str(k): str(v) for k, v in (self.left_out or {}).items()},
@@ -284,7 +297,21 @@ class Study(StudyResults, StudySubset):
         record = method.describe()
         if self.bounds is not None and not isinstance(method, PeerMethod):
             record = {**record, "study_bounds": _jsonable(dict(self.bounds))}
-        return record
+        # the protocol (shuffled training parts, shared folds, billing) and the fold draw fix
+        # the cells too: a stored cell of another protocol is not reused silently
+        return {**record, "protocol": STUDY_PROTOCOL, "folds": int(getattr(method, "folds", 0))}
+
+    def _noise_controls(self) -> dict[str, str]:
+        try:
+            return noise_controls(dict(self.methods))
+        except (ValueError, TypeError):
+            return {}
+
+    @property
+    def noise_controls(self) -> dict[str, str]:
+        """Noise control -> the method it replicates on another fold assignment (methods with
+        ``folds`` other than 0; :func:`svmtune.study.run._folds.noise_controls`)."""
+        return noise_controls(dict(self.methods))
 
     def cell_keys(self) -> list[CellKey]:
         """Every cell of the study, in a fixed order (data set, split, method)."""
@@ -311,6 +338,7 @@ class Study(StudyResults, StudySubset):
                             seed=cell_seed(self.seed, spec.name, i, mname),
                             max_seconds=limit,
                             bounds=None if self.bounds is None else dict(self.bounds),
+                            fold_seed=fold_seed(sseed, getattr(method, "folds", 0)),
                         )
                     )
         return tasks

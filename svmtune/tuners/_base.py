@@ -24,6 +24,7 @@ from svmtune._validation import as_rng
 from svmtune.kernels import KernelModel
 from svmtune.objectives import BoundObjective, Cost, Evaluation, FrozenParams, Objective, Stopwatch
 from svmtune.space import SearchSpace
+from svmtune.tuners._billing import RunClock, bill_whole_run
 from svmtune.tuners._box import search_box
 from svmtune.tuners._result import BudgetExhausted, TuningResult
 from svmtune.tuners._trace import TRACE_INFO, trace_frame
@@ -312,6 +313,7 @@ class Tuner(ParamsMixin, ABC):
         bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
         """Tune an already bound objective, optionally from a starting point (in the box)."""
+        clock = RunClock.start(bound)
         box = self.prepare(bound, bounds=bounds)
         rng = as_rng(random_state, name="random_state")
         if start is not None:
@@ -330,7 +332,7 @@ class Tuner(ParamsMixin, ABC):
             best = run.best()
         except RuntimeError as exc:
             raise RuntimeError(f"{self.name}: {exc}") from None
-        return tuning_result(bound, box, run.evaluations, best, run.stopped_by)
+        return tuning_result(bound, box, run.evaluations, best, run.stopped_by, clock=clock)
 
     def prepare(
         self, bound: BoundObjective, *, bounds: Mapping[str, tuple[float, float]] | None = None
@@ -366,15 +368,15 @@ def tuning_result(
     setup: Cost | None = None,
     levels: Sequence[int] | None = None,
     stages: Sequence[str] | None = None,
+    clock: RunClock | None = None,
 ) -> TuningResult:
-    """The result of a run: the classifier at ``best`` (its cost counted), the trace and the
-    total cost (``setup``, default the bound objective's, and every evaluation)."""
+    """The result of a run: the classifier at ``best``, the trace and the total cost (``setup``,
+    default the bound objective's, evaluations, final fit, and the time outside them since
+    ``clock``: :func:`~svmtune.tuners._billing.bill_whole_run`)."""
     setup = bound.setup_cost if setup is None else setup
     watch = Stopwatch()
     clf = bound.classifier(best.params)
-    total = setup + watch.cost()
-    for e in evaluations:
-        total = total + e.cost
+    total, evaluations = bill_whole_run(clock, setup + watch.cost(), evaluations)
     return TuningResult(
         best_params=dict(best.params),
         best_value=best.value,

@@ -40,7 +40,8 @@ class TuningResult:
     stopped_by : str
         ``"converged"``, ``"max_evals"`` or ``"max_seconds"``.
     total_cost : Cost
-        Set-up, every evaluation, and the final classifier.
+        The whole run (:mod:`svmtune.tuners._billing`): set-up, evaluations, final fit, and
+        the tuner's work between evaluations; not a one-time warm-up (compilation).
     space : SearchSpace or None
         The box the run searched (names, bounds, scales: the objective's space narrowed to the
         default, study or tuner box); :meth:`to_optuna` needs it.

@@ -15,6 +15,7 @@ from svmtune.kernels import KernelModel
 from svmtune.objectives import BoundObjective, Cost, Evaluation, Objective
 from svmtune.space import SearchSpace
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult, tuning_result
+from svmtune.tuners._billing import RunClock
 from svmtune.tuners._box import narrow, search_box
 from svmtune.tuners._trace import SCREEN
 from svmtune.tuners.bisection import Bisection
@@ -245,6 +246,7 @@ class Cascade(Tuner):
     ) -> TuningResult:
         """Screen, then refine around the screen's best point (``start`` is not used: the
         screen chooses where the refine stage starts)."""
+        clock = RunClock.start(bound)
         box = self.prepare(bound, bounds=bounds)
         rng = as_rng(random_state, name="random_state")
         t0 = time.perf_counter()
@@ -274,7 +276,7 @@ class Cascade(Tuner):
         except BudgetExhausted:
             pass
         stopped = run.stopped_by if run.stopped_by != "converged" else screen_run.stopped_by
-        return _finish(self.name, bound, box, screened, run, sb.setup_cost, stopped)
+        return _finish(self.name, bound, box, screened, run, sb.setup_cost, stopped, clock)
 
     def _run_search(
         self,
@@ -392,6 +394,7 @@ def _finish(
     run: Evaluator,
     screen_setup: Cost,
     stopped_by: str,
+    clock: RunClock,
 ) -> TuningResult:
     if not run.evaluations:
         raise RuntimeError(f"{name} made no refine evaluation (budget too small?)")
@@ -402,4 +405,6 @@ def _finish(
     evaluations = screened + run.evaluations
     stages = [SCREEN] * len(screened) + ["refine"] * len(run.evaluations)
     setup = bound.setup_cost + screen_setup
-    return tuning_result(bound, box, evaluations, best, stopped_by, setup=setup, stages=stages)
+    return tuning_result(
+        bound, box, evaluations, best, stopped_by, setup=setup, stages=stages, clock=clock
+    )

@@ -18,6 +18,7 @@ from svmtune.tuners._base import (
     TuningResult,
     tuning_result,
 )
+from svmtune.tuners._billing import RunClock
 from svmtune.tuners._box import Box, search_box
 from svmtune.tuners.vns import (
     StartOption,
@@ -145,6 +146,7 @@ class NestedVNS(Tuner):
         bounds: Mapping[str, tuple[float, float]] | None = None,
     ) -> TuningResult:
         """Tune through the nested levels of ``bound.kernel``; ``start`` is a level-1 point."""
+        clock = RunClock.start(bound)
         final_box = self.prepare(bound, bounds=bounds)
         outer = bounds
         levels = self._check_levels(bound.kernel)
@@ -194,7 +196,9 @@ class NestedVNS(Tuner):
                 break
             if h + 1 < len(bound_levels) and any(ev.ok for ev in run.evaluations):
                 carry = _embed(run.best().params, b, bound_levels[h + 1])
-        return _finish(self.name, bound, final_space, evaluations, level_of, setup, stopped_by)
+        return _finish(
+            self.name, bound, final_space, evaluations, level_of, setup, stopped_by, clock
+        )
 
     def search_box(
         self, space: SearchSpace, *, bounds: Mapping[str, tuple[float, float]] | None = None
@@ -263,6 +267,7 @@ def _finish(
     levels: list[int],
     setup: Cost,
     stopped_by: str,
+    clock: RunClock,
 ) -> TuningResult:
     if not evaluations:
         raise RuntimeError(f"{name} made no evaluation (budget too small?)")
@@ -270,4 +275,6 @@ def _finish(
     if not ok:
         raise RuntimeError(f"{name}: every evaluation failed; first error: {evaluations[0].error}")
     best = min(ok, key=lambda e: e.value)  # the first one on ties
-    return tuning_result(bound, space, evaluations, best, stopped_by, setup=setup, levels=levels)
+    return tuning_result(
+        bound, space, evaluations, best, stopped_by, setup=setup, levels=levels, clock=clock
+    )

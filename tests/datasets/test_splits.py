@@ -106,15 +106,40 @@ def test_standardize_property_train_mean_0_sd_1(n, d, seed, scale):
 # --- fischetti -------------------------------------------------------------------------------
 
 
+def _row_order(part, rows):
+    """The permutation ``p`` with ``part ~= rows[p]`` (the nearest row), asserted to be one."""
+    d = ((part[:, None, :] - rows[None, :, :]) ** 2).sum(axis=2)
+    p = d.argmin(axis=1)
+    assert sorted(p) == list(range(len(rows)))
+    return p
+
+
 def test_fischetti_split_standardizes_with_training_statistics():
     X, y = load("sonar")
     tr, te = fischetti_indices(y, seed=3)
     Xtr, ytr, Xte, yte = fischetti_split(X, y, seed=3)
     mean, sd = X[tr].mean(axis=0), X[tr].std(axis=0)
-    np.testing.assert_allclose(Xtr, (X[tr] - mean) / sd, rtol=1e-10, atol=1e-12)
+    p = _row_order(Xtr * sd + mean, X[tr])  # the training part's rows, in some order
+    np.testing.assert_allclose(Xtr, (X[tr][p] - mean) / sd, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(Xte, (X[te] - mean) / sd, rtol=1e-10, atol=1e-12)
-    np.testing.assert_array_equal(ytr, y[tr])
+    np.testing.assert_array_equal(ytr, y[tr][p])
     np.testing.assert_array_equal(yte, y[te])
+
+
+@pytest.mark.parametrize(
+    "split",
+    [
+        lambda X, y, s: fischetti_split(X, y, seed=s),
+        lambda X, y, s: holdout_split(X, y, seed=s),
+    ],
+)
+def test_a_split_returns_its_training_part_in_a_seeded_random_order_not_the_files(split):
+    # sonar's file holds its classes in two blocks; so did every training part, before
+    X, y = load("sonar")
+    assert (np.diff(y) != 0).sum() == 1
+    Xtr, ytr, _, _ = split(X, y, 3)
+    assert (np.diff(ytr) != 0).sum() > 20  # the classes interleave
+    np.testing.assert_array_equal(split(X, y, 3)[0], Xtr)  # the same seed, the same order
 
 
 def test_fischetti_train_fraction_is_about_0_7_on_a_large_set():
@@ -207,7 +232,8 @@ def test_holdout_is_stratified():
     _assert_partition(tr, te, 1000)
     assert ((y[te] == 1).sum(), (y[te] == -1).sum()) == (90, 210)
     Xtr, ytr, Xte, yte = holdout_split(X, y, seed=1)
-    np.testing.assert_array_equal(ytr, y[tr])
+    np.testing.assert_array_equal(np.sort(ytr), np.sort(y[tr]))
+    np.testing.assert_array_equal(yte, y[te])
     np.testing.assert_allclose(Xtr.mean(axis=0), 0.0, atol=1e-12)
     a, b = holdout_indices(y, seed=2), holdout_indices(y, seed=2)
     np.testing.assert_array_equal(a[1], b[1])
@@ -293,7 +319,8 @@ def test_ratsch_sizes_are_carrizosa_table_1(name):
     assert set(y[tr]) == {-1.0, 1.0} and set(y[te]) == {-1.0, 1.0}
     Xtr, ytr, Xte, yte = ratsch_split(name, seed=0)
     assert Xtr.shape[0] == n_train and Xte.shape[0] == n_test
-    np.testing.assert_array_equal(ytr, y[tr])
+    np.testing.assert_array_equal(np.sort(ytr), np.sort(y[tr]))
+    np.testing.assert_array_equal(yte, y[te])
     np.testing.assert_allclose(Xtr.mean(axis=0), 0.0, atol=1e-10)
     np.testing.assert_allclose(Xtr.std(axis=0), 1.0, rtol=1e-10)
 

@@ -340,30 +340,39 @@ def test_small_study_gets_per_dataset_tests_and_no_cd_diagram_predicate():
     assert compare(_small_study(6, 2, 0.08), baseline="base").has_rank_tests
 
 
-def test_report_text_names_the_planned_baseline_the_noise_floor_and_the_verdicts():
+def test_report_text_names_the_planned_baseline_the_noise_controls_and_the_verdicts():
     from pathlib import Path
 
-    from svmtune.study.verdict._verdict import _report_text, noise_floor
+    from svmtune.study.verdict._noise import noise_controls_of
+    from svmtune.study.verdict._verdict import _report_text
 
     rng = np.random.default_rng(0)
     rows = [
         dict(dataset=f"d{d}", split=s, method=m, status="ok", cpu_s=1.0, n_train=70, n_test=30,
-             test_error=0.2 + sh + (0.004 * (d % 3) if "other" in m else 0) + rng.normal(0, 0.002))
+             test_error=0.2 + sh + (0.004 * (d % 3) if "folds" in m else 0) + rng.normal(0, 0.002))
         for d in range(8)
         for s in range(3)
-        for m, sh in (("base", 0), ("worse", 0.05), ("CV x", 0.0), ("CV x, other folds", 0.0))
+        for m, sh in (("base", 0), ("worse", 0.05), ("CV x", 0.0), ("CV x, folds 1", 0.0))
     ]  # fmt: skip
     res = pd.DataFrame(rows)
-    c = compare(res, baseline="base")
-    m, twin, mean, spread = noise_floor(c)
-    assert (m, twin) == ("CV x", "CV x, other folds")
-    d = c.errors[twin] - c.errors[m]
-    assert mean == pytest.approx(d.mean()) and spread == pytest.approx(d.abs().mean())
-    text = _report_text("t", res, c, "", {"cd_diagram": Path("cd_diagram.png")}, planned=True)
+    c = compare(res, baseline="base", methods=["base", "worse", "CV x"])
+    noise = noise_controls_of(res, {"CV x, folds 1": "CV x"}, datasets=list(c.errors.index))
+    # by hand: per data set, the SD of the two assignments' mean test errors
+    means = res.groupby(["dataset", "method"])["test_error"].mean().unstack()
+    sd = means[["CV x", "CV x, folds 1"]].std(axis=1, ddof=1)
+    np.testing.assert_allclose(noise.per_dataset["CV x"], sd.loc[noise.per_dataset.index])
+    assert noise.resolution == pytest.approx(np.sqrt(2 * np.mean(sd**2)))
+    assert noise.se_suite_mean == pytest.approx(np.sqrt(np.mean(sd**2) / 8))
+    text = _report_text(
+        "t", res, c, "", {"cd_diagram": Path("cd_diagram.png")}, planned=True, noise=noise
+    )
     assert "Baseline: **base**, named by the study before it ran" in text
-    assert f"differs from itself by {100 * mean:+.2f} points" in text
+    assert "## Noise controls: the resolution" in text
+    assert f"resolution {100 * noise.resolution:.2f} points per data set" in text
+    assert f"1 point, {0.01 / noise.resolution:.1f} x the resolution" in text
+    assert "| CV x, folds 1 |" not in text  # not ranked, not tested, not a column
     assert "worse (1): worse" in text
-    assert "| worse | 5." in text and "| worse |\n" in text  # the table row ends in its verdict
-    assert "N = 8 data sets, k = 4 methods" in text  # the CD diagram's caption
+    assert "| worse | 5." in text and "| verdict at resolution |" in text
+    assert "N = 8 data sets, k = 3 methods" in text  # the CD diagram's caption
     unplanned = _report_text("t", res, c, "", {}, planned=False)
     assert "chosen after seeing the data" in unplanned

@@ -31,6 +31,16 @@ from .test_kill import count_cells
 GRID = {"C": [1.0, 10.0], "gamma": [0.1, 1.0]}
 
 
+def _shared_folds(study: Study, split: int, ytr, k: int):
+    """The study's shared folds of a split: stratified, shuffled from the split's seed."""
+    from svmtune.datasets import stratified_kfold
+    from svmtune.study import split_seed
+    from svmtune.study.run._folds import fold_seed
+
+    (spec,) = resolve_datasets(study.datasets)
+    return stratified_kfold(ytr, k, fold_seed(split_seed(study.seed, spec.name, split)))
+
+
 def _split(study: Study, split: int):
     from svmtune.study import split_seed
 
@@ -60,7 +70,8 @@ def test_peer_cells_record_what_the_search_found_by_hand() -> None:
     assert (res["status"] == "ok").all()
     for split in range(2):
         Xtr, ytr, Xte, yte = _split(study, split)
-        grid = GridSearchCV(SVC(), GRID, cv=3).fit(Xtr, ytr)
+        folds = _shared_folds(study, split, ytr, 3)  # what every k-fold method of the split gets
+        grid = GridSearchCV(SVC(), GRID, cv=folds).fit(Xtr, ytr)
         row = res.loc[(split, "grid")]
         assert row["best_params"] == grid.best_params_
         assert row["test_error"] == np.mean(grid.predict(Xte) != yte)
@@ -72,7 +83,7 @@ def test_peer_cells_record_what_the_search_found_by_hand() -> None:
         # a RandomizedSearchCV left with random_state=None is seeded with the cell's seed
         seed = int(res.loc[(split, "random")]["seed"])
         rand = RandomizedSearchCV(
-            SVC(), {"C": loguniform(0.1, 100)}, n_iter=3, cv=3, random_state=seed
+            SVC(), {"C": loguniform(0.1, 100)}, n_iter=3, cv=folds, random_state=seed
         ).fit(Xtr, ytr)
         assert res.loc[(split, "random")]["best_params"] == rand.best_params_
         assert res.loc[(split, "random")]["n_evaluations"] == 3 * 3 + 1

@@ -24,6 +24,7 @@ from svmtune._quiet import quiet_optuna_logging, third_party_quiet
 from svmtune.objectives import Status
 from svmtune.study.run._code import code_version
 from svmtune.study.run._data import DatasetSpec, Splitter
+from svmtune.study.run._folds import with_folds
 from svmtune.study.run._incumbent import incumbent_test_errors
 from svmtune.study.run._method import Method, study_box
 from svmtune.study.run._peer import PeerMethod, fit_peer, warm_up_peer
@@ -51,6 +52,9 @@ class CellTask:
     seed: int
     max_seconds: float | None = None
     bounds: dict[str, tuple[float, float]] | None = None
+    #: Seed of the cell's fold assignment (:func:`~svmtune.study.run._folds.fold_seed`): a
+    #: k-fold method cross-validates on the folds it draws; None keeps the method's own.
+    fold_seed: int | None = None
 
 
 def _limited_tuner(method: Method, max_seconds: float | None) -> tuple[Any, bool]:
@@ -102,6 +106,8 @@ def run_cell(task: CellTask) -> CellRecord:
             return _run_peer_cell(task, rec, Xtr, ytr, Xte, yte)
         tuner, limited = _limited_tuner(task.method, task.max_seconds)
         objective = _seeded_objective(task.method, task.seed)
+        if task.fold_seed is not None:
+            objective = with_folds(objective, ytr, task.fold_seed)
         # One BLAS thread per cell: parallelism is across cells, and idle BLAS threads spin,
         # which would bill CPU seconds to whatever runs after them.
         with threadpool_limits(limits=1, user_api="blas"):
@@ -174,7 +180,7 @@ def _run_peer_cell(
         if key not in _WARMED:
             _WARMED.add(key)
             warm_up_peer(method, Xtr, ytr)
-        out = fit_peer(method, Xtr, ytr, Xte, yte, seed=task.seed)
+        out = fit_peer(method, Xtr, ytr, Xte, yte, seed=task.seed, fold_seed=task.fold_seed)
     rec.test_error = out.test_error
     rec.wall_s, rec.cpu_s = out.wall_s, out.cpu_s
     rec.best_params = out.best_params

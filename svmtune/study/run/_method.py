@@ -36,6 +36,12 @@ class Method:
         Which settings to try (e.g. ``Bisection()``).
     kernel : KernelModel
         Which hyperparameters exist (e.g. ``RBF()``).
+    folds : int, default 0
+        Which fold assignment a k-fold objective gets in a study. Every k-fold method of a
+        (data set, split) shares assignment 0, stratified and shuffled from the split's seed
+        (the objective's own ``random_state`` is replaced); 1, 2, ... are other assignments of
+        the same split: such a method is a *noise control* of the study's method that differs
+        from it only in ``folds``, reported apart (not ranked, not tested).
 
     Examples
     --------
@@ -50,6 +56,7 @@ class Method:
     objective: Objective
     tuner: Tuner
     kernel: KernelModel
+    folds: int = 0
 
     def search_space(self, bounds: Mapping[str, tuple[float, float]] | None = None) -> SearchSpace:
         """The box the tuner searches (the objective's space narrowed to the default box, a

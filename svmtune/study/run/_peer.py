@@ -80,12 +80,20 @@ class PeerMethod(Method):
     ``joblib.parallel_config(backend="sequential")`` so ``n_jobs=None`` cannot pick up a
     parallel backend either. A study parallelizes across cells instead.
 
+    In a study, a search whose ``cv`` is a number of folds (or None, or a ``KFold`` /
+    ``StratifiedKFold``) cross-validates on the study's shared folds of the split instead
+    (:mod:`svmtune.study.run._folds`): the stratified, shuffled assignment every k-fold method
+    of that (data set, split) gets, svmtune's included; ``folds`` picks another assignment, for
+    a noise control.
+
     Parameters
     ----------
     estimator : scikit-learn classifier
         Anything with ``fit``, ``predict`` and ``get_params`` (``GridSearchCV(SVC(), ...)``,
         ``HalvingGridSearchCV``, ``RandomizedSearchCV``, optuna-integration's
         ``OptunaSearchCV``, a ``Pipeline``, a plain ``SVC``).
+    folds : int, default 0
+        Which fold assignment of the split (see :class:`Method`).
 
     Examples
     --------
@@ -100,21 +108,27 @@ class PeerMethod(Method):
 
     estimator: Any
 
-    def __init__(self, estimator: Any) -> None:
+    def __init__(self, estimator: Any, *, folds: int = 0) -> None:
         # Method is a frozen dataclass; a peer has no objective, tuner or kernel of svmtune.
         object.__setattr__(self, "estimator", estimator)
         object.__setattr__(self, "objective", None)
         object.__setattr__(self, "tuner", None)
         object.__setattr__(self, "kernel", None)
+        object.__setattr__(self, "folds", folds)
 
     def __repr__(self) -> str:
-        return f"PeerMethod({self.estimator!r})"
+        folds = f", folds={self.folds!r}" if self.folds else ""
+        return f"PeerMethod({self.estimator!r}{folds})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, PeerMethod) and self.describe() == other.describe()
+        return (
+            isinstance(other, PeerMethod)
+            and self.describe() == other.describe()
+            and self.folds == other.folds
+        )
 
     def __hash__(self) -> int:
-        return hash(repr(self.describe()))
+        return hash((repr(self.describe()), self.folds))
 
     def check(self) -> None:
         """ValueError if ``estimator`` is not a scikit-learn estimator or asks for workers."""
@@ -275,12 +289,19 @@ def fit_peer(
     y_test: NDArray[np.float64],
     *,
     seed: int,
+    fold_seed: int | None = None,
 ) -> PeerOutcome:
-    """Fit the seeded peer on the training part (timed), measure it on the test part."""
+    """Fit the seeded peer on the training part (timed), measure it on the test part; given
+    ``fold_seed``, a search with a number of folds cross-validates on the folds
+    :func:`svmtune.datasets.stratified_kfold` draws from it (the study's shared folds)."""
     from joblib import parallel_config
+
+    from svmtune.study.run._folds import set_shared_cv
 
     method.check()
     est = method.seeded(seed)
+    if fold_seed is not None:
+        set_shared_cv(est, y_train, fold_seed)
     with parallel_config(backend="sequential"), quiet_optuna_logging():
         w0, c0 = time.perf_counter(), time.process_time()
         est.fit(X_train, y_train)

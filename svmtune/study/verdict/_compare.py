@@ -26,6 +26,7 @@ from svmtune.study.verdict._significance import (
     friedman_tests,
     posthoc_tests,
 )
+from svmtune.study.verdict._ties import best_ranked, names, tie_groups
 
 __all__ = ["COST_COLUMNS", "MISSING_POLICIES", "Comparison", "HypothesisTest", "compare"]
 
@@ -195,16 +196,28 @@ class Comparison:
                 raise ValueError(f"unknown method {m!r}; the comparison has {list(nem.index)}")
         return bool(nem.loc[a, b] < self.alpha)
 
+    @property
+    def tied(self) -> list[list[str]]:
+        """The methods grouped by equal average rank, best group first (:func:`tie_groups`)."""
+        return tie_groups(self.ranks)
+
     def verdict(self) -> str:
-        """The verdict in one paragraph of plain words."""
+        """The verdict in one paragraph of plain words; tied methods are named together."""
         k, n = len(self.ranks), self.n_datasets
-        best = self.ranks.index[0]
-        parts = [
-            f"Over {n} data set{'s' if n != 1 else ''}, {k} methods ranked by mean test error "
-            f"(1 = best): {best} ranks first (average rank {self.ranks.iloc[0]:.2f})"
-        ]
-        if k > 1:
-            parts[0] += f", {self.ranks.index[-1]} last ({self.ranks.iloc[-1]:.2f})."
+        groups = self.tied
+        lead = groups[0]
+        best = names(lead)
+        if len(lead) == 1:
+            head = f"{best} ranks first (average rank {self.ranks.iloc[0]:.2f})"
+        else:
+            head = f"{best} share the first place (average rank {self.ranks.iloc[0]:.2f} each)"
+        parts = [f"Over {n} data set{'s' if n != 1 else ''}, {k} methods ranked by mean test error "
+                 f"(1 = best): {head}"]  # fmt: skip
+        tail = groups[-1]
+        if len(groups) > 1 and len(tail) == 1:
+            parts[0] += f", {tail[0]} last ({self.ranks.iloc[-1]:.2f})."
+        elif len(groups) > 1:
+            parts[0] += f", {names(tail)} share the last place ({self.ranks.iloc[-1]:.2f} each)."
         else:
             parts[0] += "."
         if self.friedman.applicable:
@@ -214,8 +227,8 @@ class Comparison:
                     f"(chi2 = {self.friedman.statistic:.2f}, p = {self.friedman.pvalue:.2g})."
                 )
                 nem = self.posthoc["nemenyi"]
-                others = list(self.ranks.index[1:])
-                apart = [m for m in others if nem.loc[best, m] < self.alpha]
+                others = [m for m in self.ranks.index if m not in lead]
+                apart = [m for m in others if all(nem.loc[b, m] < self.alpha for b in lead)]
                 cd = f"Nemenyi's test (critical difference {self.critical_difference:.2f} ranks)"
                 if not apart:
                     parts.append(f"{cd} separates {best} from none of the others.")
@@ -297,7 +310,8 @@ def compare(
         Which methods, in which order (default: all, in the order they appear).
     baseline : str, optional
         The method the Wilcoxon-Holm tests and the win/tie/loss counts compare with; default the
-        best-ranked method.
+        best-ranked method (of methods tied at the best rank, the lowest mean test error, then
+        the first by name: :func:`best_ranked`).
     cost : str, default "cpu_s"
         The cost column of ``table``: one of :data:`COST_COLUMNS`.
     missing : {"drop", "worst"}, default "drop"
@@ -366,9 +380,14 @@ def compare(
     rank_table = errors.rank(axis=1, method="average")
     ranks = rank_table.mean().sort_values(kind="stable")
     ranks.name = "avg_rank"
-    if baseline is None:
-        baseline = str(ranks.index[0])
     notes: list[str] = []
+    if baseline is None:
+        baseline, tied = best_ranked(ranks, errors)
+        if tied:
+            notes.append(
+                f"Baseline {baseline}: tied at the best average rank with {names(tied)}; chosen "
+                "by the lowest mean test error, then by name (not by the order of definition)"
+            )
 
     friedman, iman, few = friedman_tests(errors, notes)
     posthoc, cd = posthoc_tests(errors, ranks, baseline, alpha, few, notes)

@@ -90,6 +90,7 @@ def write_report(
     objectives: Mapping[str, str] | None = None,
     n_jobs: int = 1,
     baseline: str | None = None,
+    definition: Mapping[str, object] | None = None,
 ) -> dict[str, Path]:
     """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv``, ``boxes.csv`` (the
     box each method searched, :func:`search_boxes`), the plots of
@@ -122,6 +123,10 @@ def write_report(
         The study's pre-planned baseline (``Study(baseline=...)``): report.md tests every
         method against it. Default: the best-ranked method, and report.md says it was chosen
         after seeing the data.
+    definition : dict, optional
+        The study's definition (``Study.definition()`` or the stored one): report.md's
+        protocol section, and its noise controls (``"noise_controls"``: reported apart from the
+        ranked methods).
 
     Returns
     -------
@@ -149,7 +154,7 @@ def write_report(
     # The plots and the verdict are redrawn only when what they show changed (a rerun of a
     # fully stored study redraws nothing): their inputs' fingerprint is kept beside them.
     stamp = out / ".plots.json"
-    key = _plots_fingerprint(flat, traces, methods, objectives, baseline)
+    key = _plots_fingerprint(flat, traces, methods, objectives, baseline, definition)
     try:
         old = json.loads(stamp.read_text())
     except (OSError, ValueError):
@@ -171,7 +176,12 @@ def write_report(
         # profiles, ECDF; with n_jobs != 1 drawn in two processes (largest first, to the free one)
         plots = plot_jobs(results, traces, methods=methods, objectives=objectives)
         verdict = verdict_jobs(
-            results, traces, name=_study_name(results, out), methods=methods, baseline=baseline
+            results,
+            traces,
+            name=_study_name(results, out),
+            methods=methods,
+            baseline=baseline,
+            definition=definition,
         )
         # report.md embeds every figure: the study's plots too, not only the verdict's
         text = verdict[0]
@@ -208,6 +218,7 @@ def _plots_fingerprint(
     methods: Sequence[str] | None,
     objectives: Mapping[str, str] | None,
     baseline: str | None = None,
+    definition: Mapping[str, object] | None = None,
 ) -> str:
     """A hash of everything the plots and the verdict show, and of the code that draws them."""
     import hashlib
@@ -218,6 +229,7 @@ def _plots_fingerprint(
     h.update(traces.to_csv(index=False).encode())
     h.update(json.dumps([list(methods or []), dict(objectives or {})], default=str).encode())
     h.update(repr(baseline).encode())
+    h.update(json.dumps(definition, sort_keys=True, default=str).encode())
     for module in (
         "svmtune.study.figures._plots",
         "svmtune.study.figures._verdict_plots",
@@ -225,6 +237,9 @@ def _plots_fingerprint(
         "svmtune.study.figures._figure_jobs",
         "svmtune.study.verdict._compare",
         "svmtune.study.verdict._bayes",
+        "svmtune.study.verdict._noise",
+        "svmtune.study.verdict._sections",
+        "svmtune.study.verdict._ties",
     ):
         spec = importlib.util.find_spec(module)
         if spec is not None and spec.origin:

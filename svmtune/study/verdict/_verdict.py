@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -13,8 +14,18 @@ from svmtune.study.figures._figure_jobs import ReportJob, run_jobs
 from svmtune.study.figures._figure_section import figure_section
 from svmtune.study.verdict._bayes import ROPE
 from svmtune.study.verdict._compare import Comparison, compare
+from svmtune.study.verdict._noise import (
+    NoiseControls,
+    all_controls,
+    noise_controls_of,
+    paired_intervals,
+    ranked_methods,
+    without_controls,
+)
+from svmtune.study.verdict._sections import noise_lines, protocol_lines, provenance_lines
+from svmtune.study.verdict._ties import names, place_labels
 
-__all__ = ["OTHER_FOLDS", "markdown_table", "noise_floor", "write_verdict"]
+__all__ = ["markdown_table", "write_verdict"]
 
 
 def _fmt(v: object, digits: int = 3) -> str:
@@ -43,14 +54,6 @@ def markdown_table(df: pd.DataFrame, *, digits: int = 3, index: bool = True) -> 
         cells = ([str(idx)] if index else []) + [_fmt(v, digits) for v in row.tolist()]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
-
-
-def _pct(df: pd.DataFrame) -> pd.DataFrame:
-    return df * 100
-
-
-#: The suffix that names a method's rerun on other fold assignments (the noise floor).
-OTHER_FOLDS = ", other folds"
 
 
 def _header(name: str, results: pd.DataFrame) -> list[str]:
@@ -92,39 +95,22 @@ def _baseline_line(c: Comparison, planned: bool) -> str:
             f"Baseline: **{c.baseline}**, named by the study before it ran (a pre-planned "
             "comparison: each method is tested against it alone)."
         )
+    tied = [m for m in c.tied[0] if m != c.baseline]
+    why = (
+        f" (tied at the best average rank with {names(tied)}; chosen by the lowest mean test "
+        "error, then by name)"
+        if tied
+        else ""
+    )
     return (
-        f"Baseline: {c.baseline}, the best-ranked method, chosen after seeing the data (the "
-        "study named none: `Study(baseline=...)`); read its tests as exploratory."
+        f"Baseline: {c.baseline}, the best-ranked method{why}, chosen after seeing the data "
+        "(the study named none: `Study(baseline=...)`); read its tests as exploratory."
     )
 
 
-def noise_floor(c: Comparison) -> tuple[str, str, float, float] | None:
-    """The first method ``m`` with a rerun ``m + ", other folds"`` in the comparison: ``(m,
-    rerun, mean difference, mean absolute per-data-set difference)`` of test error, or None."""
-    for m in c.methods:
-        twin = m + OTHER_FOLDS
-        if twin in c.errors.columns:
-            d = c.errors[twin] - c.errors[m]
-            return m, twin, float(d.mean()), float(d.abs().mean())
-    return None
-
-
-def _noise_floor_lines(c: Comparison) -> list[str]:
-    floor = noise_floor(c)
-    if floor is None:
-        return []
-    m, twin, mean, spread = floor
-    return [
-        f"Noise floor: {m} run again on other fold assignments ({twin}) differs from itself by "
-        f"{100 * mean:+.2f} points of mean test error over the {c.n_datasets} data sets "
-        f"({100 * spread:.2f} points per data set on average). That is the smallest difference "
-        "between two methods this study resolves; smaller ones are fold assignment, not "
-        "tuning.",
-        "",
-    ]
-
-
-def _bayes_summary(c: Comparison, bayes: pd.DataFrame, rope: float) -> list[str]:
+def _bayes_summary(
+    c: Comparison, bayes: pd.DataFrame, rope: float, what: str = "region of practical equivalence"
+) -> list[str]:
     """One sentence: the methods by their Bayesian verdict against the baseline."""
     if bayes.empty:
         return []
@@ -138,8 +124,8 @@ def _bayes_summary(c: Comparison, bayes: pd.DataFrame, rope: float) -> list[str]
         )
     ]
     return [
-        f"Against {c.baseline} (Bayesian signed-rank test, region of practical equivalence "
-        f"{100 * rope:g} point, verdict at probability 0.95): " + "; ".join(groups) + ".",
+        f"Against {c.baseline} (Bayesian signed-rank test, {what} {100 * rope:.3g} point, "
+        "verdict at probability 0.95): " + "; ".join(groups) + ".",
         "",
     ]
 
@@ -151,27 +137,42 @@ def _bayes_table(c: Comparison, rope: float) -> pd.DataFrame:
     return c.bayesian_signed_rank(rope=rope)
 
 
-def _against_baseline(c: Comparison, bayes: pd.DataFrame, rope: float) -> list[str]:
-    """Wilcoxon-Holm and the Bayesian signed-rank test against the baseline, one table."""
+def _against_baseline(
+    c: Comparison, bayes: pd.DataFrame, rope: float, at_resolution: pd.DataFrame | None = None
+) -> list[str]:
+    """The paired mean difference with its interval, Wilcoxon-Holm and the Bayesian
+    signed-rank test against the baseline, one table."""
     wil = c.posthoc.get("wilcoxon_holm")
     if wil is None or wil.empty:
         return []
+    ci = paired_intervals(c.errors, c.baseline)
     t = pd.DataFrame(index=wil.index)
     t["mean diff [points]"] = 100 * wil["mean_diff"]
+    t["95% CI [points]"] = [
+        f"{100 * ci.loc[m, 'low']:+.2f} to {100 * ci.loc[m, 'high']:+.2f}" for m in t.index
+    ]
     t = t.join(c.win_tie_loss)
     t["p (Holm)"] = wil["pvalue_holm"]
     t = t.join(bayes)
+    extra = ""
+    if at_resolution is not None and not at_resolution.empty:
+        t["verdict at resolution"] = at_resolution["verdict"].reindex(t.index)
+        extra = (
+            " The last column is the Bayesian verdict with the region of practical equivalence "
+            "set to the resolution the noise controls measured."
+        )
     t.index.name = "method"
     return [
         f"## Against {c.baseline}",
         "",
-        f"Per method: mean test-error difference from {c.baseline} over the data sets "
-        "(negative = lower error), wins/ties/losses, Wilcoxon's signed-rank test over the data "
-        "sets (zero differences split between the signs) with Holm's correction, and the "
+        f"Per method: the paired mean test-error difference from {c.baseline} over the data "
+        "sets (negative = lower error) with its 95 % Student t interval over the data sets, "
+        "wins/ties/losses, Wilcoxon's signed-rank test over the data sets (zero differences "
+        "split between the signs) with Holm's correction, and the "
         "Bayesian signed-rank test (Benavoli, Corani, Demšar and Zaffalon 2017; 50,000 seeded "
         f"posterior draws) with a region of practical equivalence of {100 * rope:g} point of "
         "test error: P(better), P(equivalent), P(worse), and the verdict (the one reaching "
-        "0.95, else undecided).",
+        "0.95, else undecided)." + extra,
         "",
         markdown_table(t.sort_values("mean diff [points]", kind="stable")),
         "",
@@ -223,12 +224,14 @@ def _tests(c: Comparison) -> list[str]:
 
 def _methods(c: Comparison) -> list[str]:
     s = c.summary()
+    s.insert(0, "place", place_labels(c.ranks).reindex(s.index))
     s["test_error"] = 100 * s["test_error"]
     s = s.rename(columns={"test_error": "test error [%]"})
     return [
         "## Methods",
         "",
-        f"Average rank over the {c.n_datasets} data sets (1 = lowest mean test error, ties "
+        f"Place (tied methods share one: 2=), average rank over the {c.n_datasets} data sets "
+        "(1 = lowest mean test error, ties "
         f"averaged), mean test error [%] and mean {c.cost} over them, mean normalized score "
         f"(1 = best on a data set, 0 = worst), and wins/ties/losses of mean test error "
         f"against the baseline {c.baseline}.",
@@ -245,7 +248,7 @@ def _tables(c: Comparison) -> list[str]:
         "",
         "Means over the splits every method finished (the block the tests use).",
         "",
-        markdown_table(_pct(c.errors[c.methods]), digits=3),
+        markdown_table(100 * c.errors[c.methods], digits=3),
         "",
         f"## Mean {c.cost} per tuning run",
         "",
@@ -286,6 +289,8 @@ def _report_text(
     *,
     planned: bool = False,
     rope: float = ROPE,
+    noise: NoiseControls | None = None,
+    definition: Mapping[str, Any] | None = None,
 ) -> str:
     out = _header(name, results)
     c = comparison
@@ -293,10 +298,17 @@ def _report_text(
         out += ["## Verdict", "", f"No comparison: {why_not}.", ""]
     else:
         bayes = _bayes_table(c, rope)
+        res_bayes = None
+        if noise is not None and noise.resolution > 0 and not bayes.empty:
+            res_bayes = _bayes_table(c, noise.resolution)
         out += ["## Verdict", "", c.verdict(), "", _baseline_line(c, planned), ""]
-        out += _bayes_summary(c, bayes, rope) + _noise_floor_lines(c)
-        out += _against_baseline(c, bayes, rope) + _small_study(c, rope)
+        out += _bayes_summary(c, bayes, rope)
+        if res_bayes is not None and noise is not None:
+            out += _bayes_summary(c, res_bayes, noise.resolution, "at the measured resolution")
+        out += noise_lines(noise, rope, markdown_table)
+        out += _against_baseline(c, bayes, rope, res_bayes) + _small_study(c, rope)
         out += _methods(c) + _tests(c) + _tables(c)
+    out += protocol_lines(definition, results, markdown_table) + provenance_lines(results)
     out += _figures(c, figures) + _left_out(c, why_not)
     return "\n".join(out) + "\n"
 
@@ -316,16 +328,21 @@ class VerdictText:
     dpi: int = 130
     cost: float = 3.0
     planned: bool = False  # the baseline was named by the study before it ran
+    noise_controls: tuple[tuple[str, str], ...] = ()  # control -> the method it replicates
+    definition: Mapping[str, Any] | None = None  # the study's (its protocol section)
 
     def __call__(self, outdir: Path) -> dict[str, Path]:
         from svmtune.study.figures._verdict_plots import verdict_plot_jobs
 
         out = Path(outdir)
-        results, methods = self.results, self.methods
+        results = self.results
+        stored = list(dict.fromkeys(results["method"])) if "method" in results.columns else []
+        controls = all_controls(self.methods or stored, self.noise_controls)
+        methods = ranked_methods(self.methods, controls, stored)
         paths: dict[str, Path] = {}
         comparison: Comparison | None = None
         why_not = ""
-        present = set(results["method"]) if "method" in results.columns else set()
+        present = set(stored)
         absent = [m for m in methods or () if m not in present]
         baseline, planned = self.baseline, self.planned
         if baseline is not None and baseline not in present:  # not run yet: say so, go on
@@ -350,10 +367,14 @@ class VerdictText:
                 paths.update(job(out))
         figures = {k: p for k, p in paths.items() if k != "comparison"}
         figures.update({Path(f).stem: out / f for f in self.figures})
-        (out / "report.md").write_text(
-            _report_text(self.name, results, comparison, why_not, figures, planned=planned),
-            encoding="utf-8",
-        )
+        noise = None
+        if comparison is not None and controls:
+            noise = noise_controls_of(results, controls, datasets=list(comparison.errors.index))
+        text = _report_text(
+            self.name, results, comparison, why_not, figures, planned=planned, noise=noise,
+            definition=self.definition,
+        )  # fmt: skip
+        (out / "report.md").write_text(text, encoding="utf-8")
         paths["report"] = out / "report.md"
         return paths
 
@@ -366,13 +387,21 @@ def verdict_jobs(
     methods: Sequence[str] | None = None,
     baseline: str | None = None,
     dpi: int = 130,
+    noise_controls: Mapping[str, str] | None = None,
+    definition: Mapping[str, Any] | None = None,
 ) -> list[ReportJob]:
     """What :func:`write_verdict` writes, as report jobs: :class:`VerdictText` (comparison,
     CD diagram, ``report.md``) and one figure job per anytime figure (:func:`svmtune.study.
-    _figure_jobs.run_jobs` runs them, in one process or two)."""
+    _figure_jobs.run_jobs` runs them, in one process or two). Noise controls (``noise_controls``
+    or the study ``definition``'s; control -> the method it replicates) are in report.md's own
+    section, not in the ranks, the tests or the verdict's figures."""
     from svmtune.study.figures._verdict_plots import verdict_plot_jobs
 
-    figures = verdict_plot_jobs(None, traces, methods=methods, dpi=dpi)
+    given = dict(noise_controls or (definition or {}).get("noise_controls") or {})
+    stored = list(dict.fromkeys(results["method"])) if "method" in results.columns else []
+    controls = all_controls(methods or stored, tuple(given.items()))
+    ranked = ranked_methods(methods, controls, stored)
+    figures = verdict_plot_jobs(None, without_controls(traces, controls), methods=ranked, dpi=dpi)
     k = len(methods) if methods is not None else results.get("method", pd.Series()).nunique()
     text = VerdictText(
         results,
@@ -384,6 +413,8 @@ def verdict_jobs(
         dpi=dpi,
         cost=2.0 + k / 4,
         planned=baseline is not None,
+        noise_controls=tuple(given.items()),
+        definition=definition,
     )
     return [text, *figures]
 
@@ -396,16 +427,23 @@ def write_verdict(
     name: str = "study",
     methods: Sequence[str] | None = None,
     baseline: str | None = None,
+    noise_controls: Mapping[str, str] | None = None,
+    definition: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:
     """Write ``report.md``, ``comparison.csv`` (one row per method) and the verdict's figures
     (:func:`svmtune.verdict_plots.save_verdict_plots`) into ``outdir``.
 
     A study that cannot be compared (no finished cell, a single method) still gets its report
-    saying why, and its anytime figures.
+    saying why, and its anytime figures. ``noise_controls`` (control -> the method it
+    replicates; default the ``definition``'s) are reported apart, not ranked; ``definition``
+    (``Study.definition()``) gives report.md its protocol section.
     """
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = verdict_jobs(results, traces, name=name, methods=methods, baseline=baseline)
+    jobs = verdict_jobs(
+        results, traces, name=name, methods=methods, baseline=baseline,
+        noise_controls=noise_controls, definition=definition,
+    )  # fmt: skip
     paths = run_jobs(jobs, out)
     paths["report"] = paths.pop("report")  # last, as before
     return paths
