@@ -77,8 +77,12 @@ class KFoldCV(SVMObjective):
       (:func:`~svmtune.solvers.feasible_start`). The first evaluation starts every fold cold
       (seeding folds from fold 0's solution saved few iterations and cost more CPU than
       they took: a warm start's gradient needs the kernel rows of its support vectors).
-      Seeding never changes which problem is solved, only where SMO starts; the iteration
-      counts in the evaluation's cost show what it
+      Seeding never changes which problem is solved or the bias rule, only where SMO starts
+      (a seed's variables within round-off of a bound are put on it, as in a cold solve:
+      :func:`~svmtune.solvers.warm_start.snap_to_bounds`); a validation decision within the
+      solver's accuracy of zero may take either sign from another start, so the value equals
+      a fresh bind's except at such decisions (``benchmarks/seeding_identity.py``: none with
+      ``tol=1e-10``). The iteration counts in the evaluation's cost show what seeding
       saves. The choice of seed does not depend on ``n_jobs``;
     - the folds of one evaluation run in parallel (joblib, threads: the compiled SMO loop
       releases the GIL) when ``n_jobs != 1``;

@@ -18,6 +18,7 @@ from svmtune._warnings import MAX_ITER_PREFIX, warn_not_converged
 from svmtune.solvers._blas_threads import BLAS_ROW_THRESHOLD, one_blas_thread
 from svmtune.solvers.kernel_rows import RowStore
 from svmtune.solvers.smo_result import SMOResult
+from svmtune.solvers.warm_start import snap_to_bounds
 
 if TYPE_CHECKING:
     from svmtune.solvers import _loop_rows, _shrinking, _smo_loop
@@ -261,11 +262,17 @@ class SMORun:
             return moved
 
     def bias(self) -> float:
-        """The bias ``b`` at the current ``alpha`` (see :class:`SMOResult`)."""
+        """The bias ``b`` at the current ``alpha`` (see :class:`SMOResult`).
+
+        LIBSVM's rule: the mean of ``-y_t G_t`` over the free variables, else the middle of
+        the interval of valid biases. Free and bound are told apart after the variables within
+        round-off of a bound are put on it (:func:`~svmtune.solvers.warm_start.snap_to_bounds`,
+        as the loop clips its steps), so that a variable left at ``C - 1e-16`` does not make
+        one end of that interval the bias."""
         G = self.gradient
-        a = self.alpha[self.active]
         yy = self.y[self.active]
         Cv = self.C[self.active]
+        a = snap_to_bounds(self.alpha[self.active], Cv)
         v = -yy * G[self.active]
         free = (a > 0.0) & (a < Cv)
         if free.any():

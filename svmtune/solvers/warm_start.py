@@ -5,7 +5,34 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-__all__ = ["check_warm_start", "feasible_start"]
+__all__ = ["BOUND_SNAP", "check_warm_start", "feasible_start", "snap_to_bounds"]
+
+BOUND_SNAP = 1e-14
+"""Relative distance to a bound (times ``C``) within which a variable is on it: the compiled
+loop clips a step that ends this close to a bound onto it (``_pair_step.SNAP``, the same
+value), and a warm start is snapped the same way (:func:`snap_to_bounds`), so that a variable
+left at ``C - 1e-16`` by the round-off of a rescaling is at ``C``, as a cold solve would have
+it, and not counted as a free support vector (which would move the bias off LIBSVM's midpoint
+when no support vector is free)."""
+
+
+def snap_to_bounds(alpha: NDArray[np.float64], C: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``alpha`` clipped to ``[0, C]`` with the entries within :data:`BOUND_SNAP` ``* C`` of a
+    bound moved onto it (a new array).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> C = np.full(3, 0.1)
+    >>> snap_to_bounds(np.array([0.1 - 1e-17, 0.05, 1e-18]), C).tolist()
+    [0.1, 0.05, 0.0]
+    """
+    a = np.clip(alpha, 0.0, C)
+    slack = BOUND_SNAP * C
+    a[a <= slack] = 0.0
+    top = a >= C - slack
+    a[top] = C[top]
+    return a
 
 
 def feasible_start(
@@ -20,7 +47,9 @@ def feasible_start(
 
     The guess is multiplied by ``scale`` (e.g. ``C_new / C_old`` when seeding from a solution at
     another ``C``), clipped to the box, and the heavier class is shrunk proportionally until both
-    classes carry the same weight.
+    classes carry the same weight (to round-off). A variable that the shrinking leaves within
+    round-off of a bound (:data:`BOUND_SNAP` ``* C``: a class shrunk by a factor of
+    ``1 - 1e-16``) is put on it: it is at its bound, as in a solve from zero.
 
     Examples
     --------
@@ -48,7 +77,7 @@ def feasible_start(
         a[pos] *= N / P
     elif N > P:
         a[~pos] *= P / N
-    return a
+    return snap_to_bounds(a, np.asarray(Cv, dtype=np.float64))
 
 
 def check_warm_start(
@@ -59,7 +88,9 @@ def check_warm_start(
 ) -> NDArray[np.float64]:
     """``alpha0`` checked as a warm start (zeros when None): finite, in the box ``[0, C]`` (up to
     ``1e-10 C``, then clipped), zero off ``active``, ``y'alpha0 = 0``; ValueError naming the
-    bad entry otherwise.
+    bad entry otherwise. Entries within :data:`BOUND_SNAP` ``* C`` of a bound are put on it
+    (:func:`snap_to_bounds`): the solve starts with the variables a cold solve would count as
+    bound counted as bound, so it solves the same problem under the same bias rule.
 
     Examples
     --------
@@ -85,7 +116,7 @@ def check_warm_start(
             f"C = {float(C[i])!r} "
             "(feasible_start() makes a feasible warm start from any guess)"
         )
-    a = np.clip(a, 0.0, C)
+    a = snap_to_bounds(a, C)
     outside = np.ones(n, dtype=bool)
     outside[active] = False
     if np.any(a[outside] != 0.0):

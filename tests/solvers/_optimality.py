@@ -33,6 +33,8 @@ def bias_of(alpha: np.ndarray, y: np.ndarray, K: np.ndarray, C: float) -> float:
     """The bias SMO reports for ``alpha`` (``SMOResult.b``): mean of ``-y G`` over the free
     support vectors, else the middle of the feasible interval."""
     v = -y * (y * (K @ (alpha * y)) - 1.0)
+    alpha = np.clip(alpha, 0.0, C)  # within round-off of a bound is on it (as SMO counts)
+    alpha = np.where(alpha <= 1e-14 * C, 0.0, np.where(alpha >= C - 1e-14 * C, C, alpha))
     free = (alpha > 0.0) & (alpha < C)
     if free.any():
         return float(np.mean(v[free]))

@@ -1,0 +1,143 @@
+"""One value per setting: an objective that reuses solutions between evaluations (alpha seeding
+of KFoldCV and RepeatedKFoldCV, seeds carried from a subsample by ``seed_from``, PlattError's
+warm start) gives at every setting the value a fresh bind gives, whatever was evaluated before.
+
+Seeding changes where SMO starts, never the problem or the bias rule. What that guarantees: solved
+tightly, the two solutions' decisions agree except within the solver's accuracy of zero, so
+the error counts agree except at validation points whose decision (a cold solve's) lies within
+that margin. Over the whole box (C from 1e-3 to 1e4, gamma from 1e-3 to 1e3, classes of 2 or 3
+points, duplicated points, unbalanced classes) and in random evaluation orders.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from svmtune.kernels import RBF
+from svmtune.objectives import KFoldCV, PlattError, RepeatedKFoldCV
+from svmtune.solvers import SMO
+
+TIGHT = 1e-10
+
+
+@st.composite
+def problems(draw: st.DrawFn, min_per_class: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Classes of ``min_per_class`` to 14 points, balanced or not, 1-3 features, some points
+    duplicated (within a class or across classes)."""
+    n_pos = draw(st.integers(min_per_class, 14))
+    n_neg = n_pos if draw(st.booleans()) else draw(st.integers(min_per_class, 14))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    X = rng.normal(size=(n_pos + n_neg, draw(st.integers(1, 3))))
+    y = np.r_[np.ones(n_pos), -np.ones(n_neg)]
+    X[y > 0] += draw(st.floats(0.0, 2.0))
+    for _ in range(draw(st.integers(0, 3))):
+        i, j = rng.integers(0, y.size, 2)
+        X[j] = X[i]
+    return X, y
+
+
+SETTINGS = st.fixed_dictionaries(
+    {
+        "C": st.floats(-3.0, 4.0).map(lambda e: 10.0**e),
+        "gamma": st.floats(-3.0, 3.0).map(lambda e: 10.0**e),
+    }
+)
+
+
+def walks(n: int = 6) -> st.SearchStrategy[list[dict[str, float]]]:
+    """Settings in the order evaluated: some repeated, neighbours or far apart."""
+    return (
+        st.lists(SETTINGS, min_size=2, max_size=n)
+        .flatmap(
+            lambda s: st.lists(st.sampled_from(s), min_size=len(s), max_size=2 * len(s)).map(
+                lambda order: s + order
+            )
+        )
+        .flatmap(st.permutations)
+    )
+
+
+def _near_zero(bound, params: dict[str, float]) -> int:
+    """Validation points (over all folds) whose decision, by a tight cold solve, lies within
+    the solver's accuracy of zero: there two tight solutions may disagree."""
+    C, gamma = params["C"], params["gamma"]
+    y = bound.y
+    K = RBF().gram({"gamma": gamma}, bound.X)
+    margin = 1e-6 * max(1.0, C * y.size)
+    near = 0
+    for tr, va in bound.folds:
+        res = SMO(tol=TIGHT).solve(y, C=C, gram=K, active=tr)
+        f = K[np.ix_(va, tr)] @ (res.alpha[tr] * y[tr]) + res.b
+        near += int(np.count_nonzero(np.abs(f) <= margin))
+    return near
+
+
+def _assert_fresh_values(make, X, y, walk, bound=None) -> None:
+    bound = make().bind(X, y, kernel=RBF()) if bound is None else bound
+    for params in walk:
+        seeded = bound.evaluate(params)
+        fresh = make().bind(X, y, kernel=RBF()).evaluate(params)
+        assert seeded.ok and fresh.ok
+        if seeded.value != fresh.value:
+            differ = abs(seeded.info["errors"] - fresh.info["errors"])
+            assert differ <= _near_zero(bound, params), (params, seeded.value, fresh.value)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: KFoldCV(k=2, tol=TIGHT),
+        lambda: KFoldCV(k=2, tol=TIGHT, max_seeds=1),
+        lambda: RepeatedKFoldCV(k=2, repeats=2, tol=TIGHT),
+    ],
+    ids=["kfold", "kfold-one-seed", "repeated"],
+)
+@settings(max_examples=25, deadline=None)
+@given(problem=problems(), walk=walks())
+def test_a_seeded_value_is_a_fresh_binds(make, problem, walk) -> None:
+    X, y = problem
+    _assert_fresh_values(make, X, y, walk)
+
+
+@settings(max_examples=15, deadline=None)
+@given(problem=problems(min_per_class=4), walk=walks(4), first=walks(3))
+def test_seeds_carried_from_a_subsample_change_no_value(problem, walk, first) -> None:
+    # successive halving's carry_seeds: a rung starts from the solutions of a subsample
+    X, y = problem
+    sub = np.sort(np.r_[np.flatnonzero(y > 0)[:2], np.flatnonzero(y < 0)[:2]])
+    small = KFoldCV(k=2, tol=TIGHT).bind(X[sub], y[sub], kernel=RBF())
+    for params in first:
+        small.evaluate(params)
+    bound = KFoldCV(k=2, tol=TIGHT).bind(X, y, kernel=RBF())
+    bound.seed_from(small, sub)
+    _assert_fresh_values(lambda: KFoldCV(k=2, tol=TIGHT), X, y, walk, bound)
+
+
+@settings(max_examples=20, deadline=None)
+@given(problem=problems(min_per_class=3), walk=walks(4))
+def test_platt_warm_starts_change_no_value(problem, walk) -> None:
+    # PlattError's value is smooth in the decisions: a warm start moves it by the solver's
+    # accuracy at most
+    X, y = problem
+    bound = PlattError(tol=TIGHT).bind(X, y, kernel=RBF())
+    for params in walk:
+        warm = bound.evaluate(params).value
+        fresh = PlattError(tol=TIGHT).bind(X, y, kernel=RBF()).evaluate(params).value
+        assert warm == pytest.approx(fresh, abs=1e-6), params
+
+
+def test_the_value_after_a_neighbour_is_a_fresh_binds() -> None:
+    # Every alpha at C = 0.3 clipped to C = 0.1 used to leave one at C - 1.7e-17 after
+    # feasible_start's rescaling, counted as a free support vector: the bias became an end of
+    # the interval of valid biases instead of LIBSVM's midpoint, and the value 0.35.
+    rng = np.random.default_rng(103)
+    X = rng.normal(size=(40, 3))
+    y = np.repeat([-1.0, 1.0], 20)
+    X[y > 0] += 0.5
+    bound = KFoldCV(k=5).bind(X, y, kernel=RBF())
+    bound.evaluate({"C": 0.3, "gamma": 0.1})
+    assert bound.evaluate({"C": 0.1, "gamma": 0.1}).value == 0.3
+    assert KFoldCV(k=5).bind(X, y, kernel=RBF()).evaluate({"C": 0.1, "gamma": 0.1}).value == 0.3
