@@ -70,7 +70,8 @@ def test_four_forms_of_data_run_to_a_report(tmp_path, monkeypatch, capsys):
     assert main(["run", str(path), "--n-jobs", "1", "--no-progress"]) == 0
     out, err = capsys.readouterr()
     assert "own: 16 cells (4 data sets x 2 splits x 2 methods)" in err
-    assert "data set 'frame': labels sick -> -1, well -> +1" in err
+    assert "data set 'frame': 80 rows x 3 features, labels sick -> -1, well -> +1" in err
+    assert "data set 'heart': 270 rows x 23 features (bundled, labels -1/+1)" in err
     assert "16 cells stored" in out and "(16 ok)" in out
     report = (tmp_path / "results" / "own" / "report.md").read_text()
     assert "## Verdict" in report

@@ -1,10 +1,11 @@
 """Running a study's cells: claim, run (joblib processes or dask workers), store, repeat.
 
 :func:`run_cells` is the loop behind :meth:`Study.run`: it registers the study (the storage
-refuses a changed definition), orders the missing cells longest first (:func:`expected_cost`),
-claims them one by one (:func:`claim_cells`), runs them and stores each
-finished cell at once; then it waits for the cells other workers still run, and takes over
-those whose workers die, so that the study is complete when it returns.
+refuses a changed definition, or data that changed under a data set's name), orders the
+missing cells longest first (:func:`expected_cost`), claims them one by one
+(:func:`claim_cells`), runs them and stores each finished cell at once; then it waits for the
+cells other workers still run, and takes over those whose workers die, so that the study is
+complete when it returns.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from svmtune.study.run._cell import CellTask, run_payload
+from svmtune.study.run._data import data_prints
 from svmtune.study.run._start import first_result_note, starting_note
 from svmtune.study.store._claim_times import HEARTBEAT_S, STALE_AFTER_S
 from svmtune.study.store._claims import new_worker_id
+from svmtune.study.store._data_prints import check_data
 from svmtune.study.store._records import CellKey, CellRecord
 from svmtune.study.store._storage import Storage
 
@@ -184,6 +187,7 @@ def run_cells(
     progress: bool | Callable[[CellRecord, int, int], None] = False,
     stale_after: float = STALE_AFTER_S,
     report_next: bool = False,
+    rerun: Sequence[str] = (),
 ) -> None:
     """Run the cells of ``tasks`` not stored yet in the database at ``url`` (see
     :meth:`Study.run`, whose options these are; ``payloads`` are the pickled tasks).
@@ -195,6 +199,9 @@ def run_cells(
     beat = Heartbeat(store, worker, min(HEARTBEAT_S, stale_after / 3))
     try:
         study_id = store.register_study(name, seed, definition, replace_changed=replace_changed)
+        where = f"study {name!r} in {store.display_url}"  # the data its cells were computed on:
+        prints = data_prints({t.data.name: t.data for t in tasks}.values())
+        check_data(store.engine, study_id, prints, rerun=rerun, where=where)
         redo = ("failed", "timeout") if retry_failed else ()
         done = store.finished(name)
         candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]
