@@ -26,7 +26,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["MISSING", "is_missing", "label_column", "missing_refusal", "typed_column"]
+__all__ = [
+    "MISSING",
+    "NUMBER",
+    "is_missing",
+    "label_column",
+    "missing_refusal",
+    "parse_numbers",
+    "typed_column",
+]
 
 #: Tokens that mark a missing value in every format (compared after stripping blanks); ``nan``
 #: in any case too.
@@ -57,6 +65,23 @@ def is_missing(value: Any) -> bool:
         return bool(value is pd.NA or value is pd.NaT)
     except ImportError:  # pragma: no cover - pandas is a dependency
         return False
+
+
+def parse_numbers(values: Sequence[Any]) -> NDArray[np.float64] | None:
+    """Values that are all numbers or number tokens (NaN for ``nan``), parsed by ``float``;
+    None if any is not a plain decimal number (the value-by-value path then says which)."""
+    if not len(values):
+        return None
+    try:
+        joined = "".join(values)
+    except TypeError:  # not all text: the value-by-value path
+        return None
+    if "_" in joined or "x" in joined or "X" in joined:
+        return None  # digit groups, hexadecimal: not numbers here
+    try:
+        return np.array(values, dtype=np.float64)
+    except ValueError:
+        return None
 
 
 def _number(value: Any) -> float | None:
@@ -131,29 +156,55 @@ def typed_column(
     refuses text in it even where the whole column is text. ValueError for a missing value,
     a column of numbers with some text, or a value that only looks like text (see above).
     """
-    missing = [i for i, v in enumerate(values) if is_missing(v)]
-    if missing:
-        i = missing[0]
-        raise missing_refusal(len(missing), name, where, place(i), values[i])
+    if not categorical:
+        fast = parse_numbers(values)
+        if fast is not None and not np.isnan(fast).any():
+            return fast
+    uniq = _unique(values)  # each distinct value judged once
+    if any(is_missing(u) for u in uniq):
+        missing = [i for i, v in enumerate(values) if is_missing(v)]
+        raise missing_refusal(len(missing), name, where, place(missing[0]), values[missing[0]])
     if categorical:
-        return np.asarray([_text(v) for v in values], dtype=object)
-    parsed = [_number(v) for v in values]
-    text = [i for i, p in enumerate(parsed) if p is None]
-    if not text:
-        return np.asarray(parsed, dtype=np.float64)
-    for i in text:
-        why = _refusal(values[i], name, where, place(i))
+        return _texts(values, uniq)
+    parsed = {_key(u): _number(u) for u in uniq}
+    texts = [u for u in uniq if parsed[_key(u)] is None]
+    if not texts:
+        return np.asarray([parsed[_key(v)] for v in values], dtype=np.float64)
+    first = {_key(u): i for i, u in reversed(list(enumerate(values)))}
+    for u in texts:
+        why = _refusal(u, name, where, place(first[_key(u)]))
         if why is not None:
             raise ValueError(why)
-    if len(text) < len(values) or numeric:
-        i = text[0]
-        n_num = len(values) - len(text)
+    if len(texts) < len(uniq) or numeric:
+        i = min(first[_key(u)] for u in texts)
+        n_text = sum(1 for v in values if parsed[_key(v)] is None)
         raise ValueError(
-            f"{where}: column {name!r} holds {n_num} numbers and the text {values[i]!r} at "
-            f"{place(i)} ({len(text)} text value(s) in all); fix the value, or name the column "
-            "in user_data(..., categorical=[...]) to one-hot encode it"
+            f"{where}: column {name!r} holds {len(values) - n_text} numbers and the text "
+            f"{values[i]!r} at {place(i)} ({n_text} text value(s) in all); fix the value, or "
+            "name the column in user_data(..., categorical=[...]) to one-hot encode it"
         )
-    return np.asarray([_text(v) for v in values], dtype=object)
+    return _texts(values, uniq)
+
+
+def _key(value: Any) -> Any:
+    """A dict key for a value: itself, or its id where it cannot be hashed."""
+    try:
+        hash(value)
+    except TypeError:
+        return ("id", id(value))
+    return value
+
+
+def _unique(values: Sequence[Any]) -> list[Any]:
+    seen: dict[Any, Any] = {}
+    for v in values:
+        seen.setdefault(_key(v), v)
+    return list(seen.values())
+
+
+def _texts(values: Sequence[Any], uniq: list[Any]) -> NDArray[Any]:
+    shown = {_key(u): _text(u) for u in uniq}
+    return np.asarray([shown[_key(v)] for v in values], dtype=object)
 
 
 def _text(value: Any) -> str:
@@ -173,6 +224,9 @@ def label_column(values: Sequence[Any], *, name: Any, where: str, place: Place) 
             f"{where}: missing label ({values[i]!r}) at {place(i)}, column {name!r} "
             f"({len(missing)} missing labels); drop those rows first"
         )
+    fast = parse_numbers(values)
+    if fast is not None:
+        return fast
     parsed = [_number(v) for v in values]
     if all(p is not None for p in parsed):
         return np.asarray(parsed, dtype=np.float64)

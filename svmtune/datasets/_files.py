@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from svmtune.datasets._columns import MISSING, NUMBER, is_missing
+from svmtune.datasets._columns import MISSING, NUMBER, is_missing, parse_numbers
 
 __all__ = ["Table", "read_table", "sniff"]
 
@@ -38,12 +38,15 @@ class Table:
     categorical: set[Any] = field(default_factory=set)  # KEEL nominal attributes
     numeric: set[Any] = field(default_factory=set)  # KEEL real/integer attributes
     header: bool = False  # the first line named the columns
+    _columns: list[list[str]] | None = field(default=None, repr=False)
 
     def place(self, i: int) -> str:
         return f"line {self.lines[i]}"
 
     def column(self, j: int) -> list[str]:
-        return [row[j] for row in self.rows]
+        if self._columns is None:
+            self._columns = [list(c) for c in zip(*self.rows, strict=True)]
+        return self._columns[j]
 
 
 def _where(path: Path) -> str:
@@ -99,9 +102,20 @@ def sniff(path: Path, lines: list[str]) -> str:
 
 
 def _split(line: str, delimiter: str | None) -> list[str]:
+    return _split_all([line], delimiter)[0]
+
+
+def _split_all(lines: list[str], delimiter: str | None) -> list[list[str]]:
+    """Each line's fields (quotes removed, blanks around them dropped)."""
     if delimiter is None:
-        return line.split()
-    return [t.strip() for t in next(csv.reader([line], delimiter=delimiter))]
+        return [line.split() for line in lines]
+    rows = list(csv.reader(lines, delimiter=delimiter))
+    if len(rows) != len(lines):  # an unclosed quote ran on into the next line: one at a time
+        rows = [next(csv.reader([line], delimiter=delimiter), []) for line in lines]
+    return [
+        [t.strip() for t in row] if (" " in line or "\t" in line) else row
+        for row, line in zip(rows, lines, strict=True)
+    ]
 
 
 def _delimiter(path: Path, sample: list[str]) -> str | None:
@@ -133,15 +147,15 @@ def _is_header(rows: list[list[str]]) -> bool:
         return False
     all_text, text_over_numbers = True, False
     for j, tok in enumerate(first):
-        below = [r[j] for r in rest if not is_missing(r[j])]
         if _is_number(tok):
             all_text = False
             continue
         if not tok:
             continue
+        below = [r[j] for r in rest if not is_missing(r[j])]
         if tok in below:
             return False
-        if below and all(_is_number(t) for t in below):
+        if below and parse_numbers(below) is not None:
             text_over_numbers = True
     return (all_text and any(first)) or text_over_numbers
 
@@ -168,7 +182,7 @@ def _read_csv(path: Path, lines: list[str], header: bool | None, comments: str) 
     if not data:
         raise ValueError(f"{_where(path)} is empty: no data lines")
     delim = _delimiter(path, [line for _, line in data[:20]])
-    rows = [_split(line, delim) for _, line in data]
+    rows = _split_all([line for _, line in data], delim)
     numbers = [n for n, _ in data]
     if len(rows) == 1:
         raise ValueError(f"{_where(path)} has one line (line {numbers[0]}) and no more: no data")

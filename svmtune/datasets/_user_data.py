@@ -118,7 +118,7 @@ def read_file(
     target: Hashable | None = None,
     categorical: Sequence[Hashable] = (),
 ) -> tuple[Any, NDArray[Any]]:
-    """``(features, labels)`` of a CSV, KEEL or LIBSVM file, read without loss.
+    r"""``(features, labels)`` of a CSV, KEEL or LIBSVM file, read without loss.
 
     The format comes from the content (``fmt`` to say it): a KEEL ``@`` header, LIBSVM
     ``index:value`` pairs, else delimited text (``,``, ``;``, tab or blanks). A CSV or KEEL
