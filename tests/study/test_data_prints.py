@@ -64,6 +64,9 @@ def test_an_edited_file_under_the_same_name_is_refused_before_any_cell(tmp_path,
     cells = _cells(db_url)
     sizes = (cells["n_train"] + cells["n_test"]).tolist()
     assert sizes == [40]  # nothing ran, nothing mixed
+    store = Storage(db_url, read_only=True)
+    assert store.study_definition("tied")["n_splits"] == 1  # nor was the definition touched
+    store.close()
     # rerun starts that data set afresh: every cell of the new file, none of the old one
     _study(path, db_url, n_splits=2).run(rerun=["mine"])
     cells = _cells(db_url)

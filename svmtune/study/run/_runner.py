@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from svmtune.study.run._cell import CellTask, run_payload
@@ -25,7 +26,7 @@ from svmtune.study.run._data import data_prints
 from svmtune.study.run._start import first_result_note, starting_note
 from svmtune.study.store._claim_times import HEARTBEAT_S, STALE_AFTER_S
 from svmtune.study.store._claims import new_worker_id
-from svmtune.study.store._data_prints import check_data
+from svmtune.study.store._data_prints import register_with_data
 from svmtune.study.store._records import CellKey, CellRecord
 from svmtune.study.store._storage import Storage
 
@@ -198,10 +199,12 @@ def run_cells(
     worker = new_worker_id()
     beat = Heartbeat(store, worker, min(HEARTBEAT_S, stale_after / 3))
     try:
-        study_id = store.register_study(name, seed, definition, replace_changed=replace_changed)
-        where = f"study {name!r} in {store.display_url}"  # the data its cells were computed on:
-        prints = data_prints({t.data.name: t.data for t in tasks}.values())
-        check_data(store.engine, study_id, prints, rerun=rerun, where=where)
+        register = partial(
+            store.register_study, name, seed, definition, replace_changed=replace_changed
+        )
+        study_id = register_with_data(
+            store, name, data_prints(t.data for t in tasks), rerun, register
+        )
         redo = ("failed", "timeout") if retry_failed else ()
         done = store.finished(name)
         candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]

@@ -16,9 +16,10 @@ records the data it has (nothing could be compared).
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
@@ -30,7 +31,10 @@ from svmtune.study.store._schema import (
     write_connection,
 )
 
-__all__ = ["DataChangedError", "DataPrint", "check_data", "forget_data"]
+if TYPE_CHECKING:
+    from svmtune.study.store._storage import Storage
+
+__all__ = ["DataChangedError", "DataPrint", "check_data", "forget_data", "register_with_data"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,25 @@ def check_data(
                 raise
             time.sleep(0.05 * (attempt + 1))
     raise RuntimeError("unreachable")  # pragma: no cover
+
+
+def register_with_data(
+    store: Storage,
+    name: str,
+    prints: Mapping[str, DataPrint],
+    rerun: Collection[str],
+    register: Callable[[], int],
+) -> int:
+    """Register the study (``register()``, its id) tied to its data: a stored study's data is
+    checked (changed data refused, ``rerun`` data sets deleted) before its definition is
+    touched, and every data set's print is recorded once the study exists."""
+    where = f"study {name!r} in {store.display_url}"
+    known = store.study_id(name)
+    if known is not None:
+        check_data(store.engine, known, prints, rerun=rerun, where=where)
+    study_id = register()
+    check_data(store.engine, study_id, prints, rerun=() if known else rerun, where=where)
+    return study_id
 
 
 def _check_once(
