@@ -105,7 +105,7 @@ def _refusal(value: Any, name: Any, where: str, at: str) -> str | None:
             f"{where}: {col} holds the complex number {str(value)!r} at {at}; svmtune needs real "
             "numbers (split it into real and imaginary columns)"
         )
-    if isinstance(value, _dt.date | _dt.time | np.datetime64 | np.timedelta64) or (
+    if isinstance(value, _dt.date | _dt.time | _dt.timedelta | np.datetime64 | np.timedelta64) or (
         isinstance(value, str) and _DATE.fullmatch(value.strip())
     ):
         return (

@@ -191,7 +191,8 @@ def _frame_features(
     import pandas as pd
 
     def place(i: int) -> str:
-        return f"row {i} (index {frame.index[i]!r})"
+        label = frame.index[i]
+        return f"row {i} (index {label.item() if isinstance(label, np.generic) else label!r})"
 
     _check_categorical(list(frame.columns), categorical, key, where)
     columns = {}
@@ -203,7 +204,7 @@ def _frame_features(
         if kind in "mMc":
             typed_column([col.iloc[0]], name=name, where=where, place=place)  # says what it is
         if kind in "biuf" and name not in categorical:
-            values = col.to_numpy(dtype=np.float64)
+            values = col.to_numpy(dtype=np.float64, na_value=np.nan)
             bad = np.flatnonzero(np.isnan(values))
             if bad.size:
                 raise missing_refusal(bad.size, name, where, place(int(bad[0])), np.nan)
