@@ -155,6 +155,11 @@ def test_an_object_dataframe_of_numbers_is_numeric():
         user_data(dates)
     with pytest.raises(ValueError, match=r"missing value \(nan\) at row 2 \(index 2\), column 'a'"):
         user_data(frame.assign(a=[0.5, 1.0, np.nan, 2.0]))
+    nullable = frame.assign(a=pd.array([1, None, 3, 4], dtype="Int64"))
+    with pytest.raises(ValueError, match=r"missing value \(nan\) at row 1 \(index 1\), column 'a'"):
+        user_data(nullable)
+    with pytest.raises(ValueError, match=r"column 't' holds the date or time"):
+        user_data(frame.assign(t=pd.to_timedelta([1, 2, 3, 4], unit="D")))
 
 
 @settings(max_examples=25, deadline=None)
