@@ -144,6 +144,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 progress=not args.no_progress,
                 stale_after=args.stale_after,
                 report_next=True,
+                rerun=args.rerun or (),
             )
     except KeyboardInterrupt:
         n = len(study.open_storage(url).finished(study.name))
@@ -319,6 +320,14 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a method whose definition changed under the same name: delete its stored cells "
         "and run them again (without this, such a run is refused)",
+    )
+    p.add_argument(
+        "--rerun",
+        action="append",
+        metavar="DATASET",
+        help="start this data set afresh: delete its stored cells and its fingerprint, then run "
+        "them again (a data set whose file changed under the same name is refused without "
+        "this); may be given several times",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_run)

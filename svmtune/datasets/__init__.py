@@ -1,7 +1,8 @@
 """Bundled real data sets (KEEL copies of UCI data) and the papers' split protocols.
 
 - :func:`user_data` turns one's own data (arrays, a DataFrame, a CSV / KEEL / LIBSVM file) into
-  a checked binary task; :func:`binary_labels` maps any two labels to -1/+1.
+  a checked binary task; :func:`binary_labels` maps any two labels to -1/+1; :func:`read_file`
+  reads a file without loss; :func:`fingerprint` hashes a loaded data set (a study stores it).
 - :func:`load` a binary task by name, :func:`list_datasets` to see them all,
   :func:`dataset_info` for what one of them is (:class:`DatasetInfo`: size, papers, notes),
   :func:`load_groups` for multiple-kernel feature groups, :func:`feature_names`,
@@ -19,6 +20,7 @@ sizes). The KEEL data files are ``data/*.dat.gz``; UCI data is under CC BY 4.0 (
 repository and KEEL, Alcala-Fdez et al. 2011). See ``data/README.md``.
 """
 
+from svmtune.datasets._fingerprint import fingerprint
 from svmtune.datasets._load import feature_names, list_datasets, load, load_groups, n_rows
 from svmtune.datasets._mfeat import mfeat_info
 from svmtune.datasets._registry import DatasetInfo, dataset_info
@@ -52,6 +54,7 @@ __all__ = [
     "binary_labels",
     "dataset_info",
     "feature_names",
+    "fingerprint",
     "fischetti_indices",
     "fischetti_split",
     "holdout_indices",

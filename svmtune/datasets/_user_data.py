@@ -10,7 +10,7 @@ other class to -1 (one class against the rest).
 from __future__ import annotations
 
 import os
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +18,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._validation import check_X
+from svmtune.datasets._columns import label_column, missing_refusal, typed_column
+from svmtune.datasets._files import read_table
+from svmtune.datasets._fingerprint import fingerprint
 
 __all__ = ["FILE_FORMATS", "UserData", "binary_labels", "read_file", "user_data"]
 
 #: Column names taken as a DataFrame's labels when no ``target`` is given.
 TARGET_NAMES = ("target", "label", "class", "y")
 
-#: File formats read by path, by suffix (``.gz`` allowed after the first two).
+#: File formats read by path, by suffix (``.gz`` allowed after any): the suffix is a hint,
+#: the content decides (see :func:`read_file`).
 FILE_FORMATS = {".csv": "csv", ".tsv": "csv", ".dat": "keel", ".libsvm": "libsvm", ".svm": "libsvm"}
 
 
@@ -96,144 +100,149 @@ def binary_labels(
     return mapped, {s: float(v) for s, v in zip(shown, signs, strict=True)}
 
 
-def _sniff(path: Path) -> str:
-    suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
-    if suffixes and suffixes[-1] in FILE_FORMATS and FILE_FORMATS[suffixes[-1]] != "keel":
-        return FILE_FORMATS[suffixes[-1]]
-    for line in _lines(path):
-        text = line.strip()
-        if not text or text.startswith("#"):
-            continue
-        if text.startswith("@"):
-            return "keel"  # a KEEL header; a KEEL body without it is read as CSV
-        tokens = text.split()
-        if len(tokens) > 1 and all(":" in t for t in tokens[1:]):
-            return "libsvm"
-        return "csv"
-    raise ValueError(f"data file {str(path)!r} is empty")
+def _read_libsvm(path: Path) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        X, y = load_svmlight_file(str(path))
+    except ValueError as exc:
+        raise ValueError(f"LIBSVM file {str(path)!r} cannot be read: {exc}") from exc
+    return np.asarray(X.toarray()), np.asarray(y)
 
 
-def _lines(path: Path) -> list[str]:
-    if path.suffix.lower() == ".gz":
-        import gzip
+def read_file(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str | None = None,
+    header: bool | None = None,
+    target: Hashable | None = None,
+    categorical: Sequence[Hashable] = (),
+) -> tuple[Any, NDArray[Any]]:
+    r"""``(features, labels)`` of a CSV, KEEL or LIBSVM file, read without loss.
 
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
-            return fh.read().splitlines()
-    return path.read_text(encoding="utf-8").splitlines()
+    The format comes from the content (``fmt`` to say it): a KEEL ``@`` header, LIBSVM
+    ``index:value`` pairs, else delimited text (``,``, ``;``, tab or blanks). A CSV or KEEL
+    file gives a DataFrame of its feature columns (numbers as float64, text columns as text, to
+    be one-hot encoded) and its label column (``target``; default a KEEL file's ``@outputs``,
+    else the last column); a LIBSVM file a dense array and its labels. Missing values, text in
+    a column of numbers, numbers written with commas, dates and complex numbers are refused,
+    naming the file, the line and the column (see :mod:`svmtune.datasets._columns`).
 
-
-def _read_keel(path: Path) -> tuple[Any, str | None]:
-    """A KEEL ``.dat`` file (``@attribute`` header, ``@data`` rows) as a DataFrame."""
-    import pandas as pd
-
-    names: list[str] = []
-    output: str | None = None
-    rows: list[list[str]] = []
-    in_data = False
-    for line in _lines(path):
-        text = line.strip()
-        if not text or text.startswith("%"):
-            continue
-        low = text.lower()
-        if not in_data:
-            if low.startswith("@attribute"):
-                names.append(text.split()[1].split("{")[0].strip("'\""))
-            elif low.startswith("@output"):
-                output = text.split(None, 1)[1].strip()
-            elif low.startswith("@data"):
-                in_data = True
-            continue
-        rows.append([t.strip() for t in text.split(",")])
-    if not in_data:
-        raise ValueError(f"KEEL file {str(path)!r} has no @data line")
-    width = len(names) or (len(rows[0]) if rows else 0)
-    for i, row in enumerate(rows):
-        if len(row) != width:
-            raise ValueError(
-                f"KEEL file {str(path)!r}: data row {i} has {len(row)} fields; expected {width}"
-            )
-    frame = pd.DataFrame(rows, columns=names or None)
-    frame = frame.replace({"?": np.nan, "<null>": np.nan})
-    return frame.apply(_numeric_if_possible), output
-
-
-def _numeric_if_possible(col: Any) -> Any:
-    import pandas as pd
-
-    converted = pd.to_numeric(col, errors="coerce")
-    return converted if converted.notna().sum() == col.notna().sum() else col
-
-
-def _read_csv(path: Path) -> Any:
-    import pandas as pd
-
-    sep = "\t" if ".tsv" in [s.lower() for s in path.suffixes] else None
-    frame = pd.read_csv(path, sep=sep, engine="python", comment="#", skipinitialspace=True)
-    try:  # a header made only of numbers is a data row: read again without a header
-        [float(c) for c in frame.columns]
-    except (TypeError, ValueError):
-        return frame
-    return pd.read_csv(path, sep=sep, engine="python", comment="#", header=None)
-
-
-def read_file(path: str | os.PathLike[str], *, fmt: str | None = None) -> tuple[Any, Any]:
-    """``(features, target)`` of a CSV, KEEL or LIBSVM file (``fmt`` guessed from the suffix).
-
-    A CSV or KEEL file gives a DataFrame and ``None`` (the target column is chosen later); a
-    LIBSVM file gives a dense array and its labels (scikit-learn's ``load_svmlight_file``).
+    Examples
+    --------
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "toy.csv"
+    >>> _ = path.write_text("1.5,red,yes\n2.5,blue,no\n0.5,red,no\n")
+    >>> features, labels = read_file(path)
+    >>> features.shape, labels.tolist()
+    ((3, 2), ['yes', 'no', 'no'])
     """
+    import pandas as pd
+
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"data file {str(path)!r} does not exist")
-    kind = fmt or _sniff(p)
-    if kind == "libsvm":
-        from sklearn.datasets import load_svmlight_file
+    table = read_table(p, fmt=fmt, header=header)
+    if isinstance(table, str):
+        return _read_libsvm(p)
+    where = f"data file {str(p)!r}"
+    key = _target_key(table.names, target if target is not None else table.target, where)
+    _check_categorical(table.names, categorical, key, where)
+    j_key = table.names.index(key)
+    labels = label_column(table.column(j_key), name=key, where=where, place=table.place)
+    columns = {
+        name: typed_column(
+            table.column(j),
+            name=name,
+            where=where,
+            place=table.place,
+            categorical=name in table.categorical or name in categorical,
+            numeric=name in table.numeric,
+        )
+        for j, name in enumerate(table.names)
+        if j != j_key
+    }
+    return pd.DataFrame(columns), labels
 
-        try:
-            X, y = load_svmlight_file(str(p))
-        except ValueError as exc:
-            raise ValueError(f"LIBSVM file {str(path)!r} cannot be read: {exc}") from exc
-        return np.asarray(X.toarray()), y
-    if kind == "keel":
-        frame, output = _read_keel(p)
-        return frame, output
-    if kind == "csv":
-        return _read_csv(p), None
-    raise ValueError(f"unknown data file format {fmt!r}; use 'csv', 'keel' or 'libsvm'")
 
-
-def _split_frame(frame: Any, target: Hashable | None, where: str) -> tuple[Any, Any]:
-    columns = list(frame.columns)
+def _target_key(columns: list[Any], target: Hashable | None, where: str) -> Any:
     if target is None:
-        key = columns[-1]
-    elif target in columns:
-        key = target
-    elif isinstance(target, int) and -len(columns) <= target < len(columns):
-        key = columns[target]
-    else:
-        raise ValueError(f"{where}: no target column {target!r}; the columns are {columns[:20]}")
-    features = frame.drop(columns=[key])
+        return columns[-1]
+    if target in columns:
+        return target
+    if isinstance(target, int) and -len(columns) <= target < len(columns):
+        return columns[target]
+    raise ValueError(f"{where}: no target column {target!r}; the columns are {columns[:20]}")
+
+
+def _check_categorical(columns: list[Any], categorical: Sequence[Hashable], key: Any, where: str):
+    unknown = [c for c in categorical if c not in columns or c == key]
+    if unknown:
+        raise ValueError(
+            f"{where}: categorical names {unknown}, not feature columns; the columns are "
+            f"{[c for c in columns if c != key][:20]}"
+        )
+
+
+def _frame_features(
+    frame: Any, key: Any, categorical: Sequence[Hashable], where: str
+) -> tuple[Any, Any]:
+    """A DataFrame's feature columns typed as a file's are, and its labels (as they are)."""
+    import pandas as pd
+
+    def place(i: int) -> str:
+        label = frame.index[i]
+        return f"row {i} (index {label.item() if isinstance(label, np.generic) else label!r})"
+
+    _check_categorical(list(frame.columns), categorical, key, where)
+    columns = {}
+    for name in frame.columns:
+        if name == key:
+            continue
+        col = frame[name]
+        kind = col.dtype.kind
+        if kind in "mMc":
+            typed_column([col.iloc[0]], name=name, where=where, place=place)  # says what it is
+        if kind in "biuf" and name not in categorical:
+            values = col.to_numpy(dtype=np.float64, na_value=np.nan)
+            bad = np.flatnonzero(np.isnan(values))
+            if bad.size:
+                raise missing_refusal(bad.size, name, where, place(int(bad[0])), np.nan)
+            columns[name] = values
+        else:
+            columns[name] = typed_column(
+                col.tolist(),
+                name=name,
+                where=where,
+                place=place,
+                categorical=isinstance(col.dtype, pd.CategoricalDtype) or name in categorical,
+            )
+    labels = frame[key]
+    if labels.dtype.kind == "O":
+        labels = label_column(labels.tolist(), name=key, where=where, place=place)
+    return pd.DataFrame(columns), np.asarray(labels)
+
+
+def _encoded(features: Any, where: str) -> NDArray[np.float64]:
+    """The typed feature columns as numbers: text columns one-hot encoded (one column per
+    level, in sorted order, after the numeric columns)."""
+    import pandas as pd
+
     if features.shape[1] == 0:
-        raise ValueError(f"{where}: no feature columns besides the target {key!r}")
+        raise ValueError(f"{where}: no feature columns besides the labels")
     text = [c for c in features.columns if features[c].dtype.kind not in "biuf"]
     if text:
-        import pandas as pd
-
         features = pd.get_dummies(features, columns=text, dtype=float)
-    missing = features.isna().to_numpy().any(axis=1)
-    if missing.any():
-        raise ValueError(
-            f"{where}: {int(missing.sum())} row(s) have missing feature values, first row "
-            f"{int(np.argmax(missing))}; impute or drop them first"
-        )
-    return features.to_numpy(dtype=np.float64), frame[key].to_numpy()
+    return np.asarray(features.to_numpy(dtype=np.float64))
 
 
 class UserData:
     """A user's data set: a callable returning ``(X, y)`` with labels -1/+1.
 
     Made by :func:`user_data`; it keeps the source (arrays, a DataFrame, or an absolute file
-    path read again on each call) and the label mapping (``labels``), checked once when made.
+    path read again on each call), the label mapping (``labels``), the shape and the
+    ``fingerprint`` of what was read (:func:`svmtune.datasets.fingerprint`), checked once when
+    made. A call that reads different data (the file was edited since) raises ValueError.
     """
 
     def __init__(
@@ -244,6 +253,8 @@ class UserData:
         positive: Hashable | None = None,
         name: str | None = None,
         fmt: str | None = None,
+        header: bool | None = None,
+        categorical: Sequence[Hashable] = (),
     ) -> None:
         if isinstance(source, str | os.PathLike):
             source = Path(source).expanduser().resolve()
@@ -251,10 +262,13 @@ class UserData:
         self.target = target
         self.positive = positive
         self.fmt = fmt
+        self.header = header
+        self.categorical = tuple(categorical)
         self.name = name or self._default_name()
         X, y, self.labels = self._read()
         self.shape = X.shape
         self.counts = {k: int(np.sum(y == v)) for k, v in self.labels.items()}
+        self.fingerprint = fingerprint(X, y, self.labels)
 
     def _default_name(self) -> str:
         if isinstance(self.source, Path):
@@ -265,13 +279,29 @@ class UserData:
         src = str(self.source) if isinstance(self.source, Path) else type(self.source).__name__
         return f"UserData({self.name!r}, {src}, labels={self.labels})"
 
+    def describe(self) -> str:
+        """``"462 rows x 9 features, labels 0 -> -1, 1 -> +1"``: what was read."""
+        shown = ", ".join(f"{label} -> {int(sign):+d}" for label, sign in self.labels.items())
+        return f"{self.shape[0]} rows x {self.shape[1]} features, labels {shown}"
+
     def __call__(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        X, y, _ = self._read()
+        X, y, labels = self._read()
+        now = fingerprint(X, y, labels)
+        if now != getattr(self, "fingerprint", now):
+            raise ValueError(
+                f"data set {self.name!r}: {self._source_text()} now reads as "
+                f"{now.split(':')[0]} (rows x features) with other values than when it was "
+                f"checked ({self.fingerprint.split(':')[0]}): it changed; define the data set "
+                "again"
+            )
         return X, y
+
+    def _source_text(self) -> str:
+        return str(self.source) if isinstance(self.source, Path) else "its source"
 
     def _frame_target(self, frame: Any, where: str) -> Hashable:
         if self.target is not None:
-            return self.target
+            return _target_key(list(frame.columns), self.target, where)
         found = [c for c in frame.columns if str(c).lower() in TARGET_NAMES]
         if len(found) != 1:
             raise ValueError(
@@ -285,13 +315,20 @@ class UserData:
         where = f"data set {self.name!r}"
         src = self.source
         if isinstance(src, Path):
+            try:
+                features, labels = read_file(
+                    src,
+                    fmt=self.fmt,
+                    header=self.header,
+                    target=self.target,
+                    categorical=self.categorical,
+                )
+            except ValueError as exc:
+                raise ValueError(f"{where}: {exc}") from None
             where += f" ({src})"
-            features, labels = read_file(src, fmt=self.fmt)
-            if hasattr(features, "columns"):  # CSV or KEEL: labels is the KEEL @outputs name
-                target = self.target if self.target is not None else labels
-                features, labels = _split_frame(features, target, where)
         elif hasattr(src, "columns") and hasattr(src, "drop"):  # a pandas DataFrame
-            features, labels = _split_frame(src, self._frame_target(src, where), where)
+            key = self._frame_target(src, where)
+            features, labels = _frame_features(src, key, self.categorical, where)
         elif isinstance(src, tuple) and len(src) == 2:
             features, labels = src
         else:
@@ -299,6 +336,8 @@ class UserData:
                 f"{where}: expected (X, y) arrays, a pandas DataFrame or a file path; "
                 f"got {type(src).__name__}"
             )
+        if hasattr(features, "columns"):
+            features = _encoded(features, where)
         X = _checked_X(features, where)
         y, mapping = binary_labels(labels, positive=self.positive, name=where)
         if X.shape[0] != y.shape[0]:
@@ -309,6 +348,9 @@ class UserData:
 def _checked_X(features: Any, where: str) -> NDArray[np.float64]:
     if hasattr(features, "toarray"):
         features = features.toarray()
+    arr = np.asarray(features) if not hasattr(features, "dtype") else features
+    if getattr(arr, "dtype", None) is not None and arr.dtype.kind == "c":
+        raise ValueError(f"{where}: X holds complex numbers; svmtune needs real numbers")
     try:
         return check_X(features, name=f"{where}: X")
     except TypeError as exc:
@@ -322,36 +364,50 @@ def user_data(
     positive: Hashable | None = None,
     name: str | None = None,
     fmt: str | None = None,
+    header: bool | None = None,
+    categorical: Sequence[Hashable] = (),
 ) -> UserData:
     """A data set of one's own, checked now, for a :class:`~svmtune.study.Study` or by hand.
 
     Parameters
     ----------
     source : (X, y) tuple, pandas DataFrame, or path of a CSV, KEEL or LIBSVM file
-        The data. A DataFrame and a CSV/KEEL file hold the labels in a column (``target``);
-        text feature columns are one-hot encoded; missing values are refused.
+        The data. A DataFrame and a CSV/KEEL file hold the labels in a column (``target``).
+        Feature columns of text throughout are one-hot encoded; missing values (``?``, empty,
+        NaN), a column of numbers with a stray text value, numbers written with commas,
+        dates and complex numbers are refused, naming the file, line (or row) and column
+        (docs/your-data.md says exactly what is read).
     target : column name or index, optional
-        The label column of a DataFrame (required) or a CSV/KEEL file (default: the last, or a
-        KEEL file's ``@outputs``).
+        The label column of a DataFrame (required unless it is named ``target``, ``label``,
+        ``class`` or ``y``) or a CSV/KEEL file (default: a KEEL file's ``@outputs``, else the
+        last column).
     positive : label, optional
         The class mapped to +1; every other class becomes -1. Without it the data must have
         exactly two classes: the lower (sorted) label becomes -1, the higher +1.
     name : str, optional
         The data set's name (default: the file name without suffixes, else ``"data"``).
     fmt : {"csv", "keel", "libsvm"}, optional
-        The file format (default: from the suffix: ``.csv``/``.tsv``, ``.dat``,
-        ``.libsvm``/``.svm``; else from the first line).
+        The file format (default: from the content: a KEEL ``@`` header, LIBSVM
+        ``index:value`` pairs (or a ``.libsvm``/``.svm`` suffix), else delimited text; a
+        ``.dat`` file without an ``@`` header is KEEL rows).
+    header : bool, optional
+        Whether a CSV file's first line names the columns. Default: a KEEL file never has one
+        (its ``@attribute`` lines name the columns); a CSV file has one when every field of its
+        first line is text that recurs nowhere in its column below.
+    categorical : sequence of column names, optional
+        Feature columns to one-hot encode even though they hold numbers (codes).
 
     Returns
     -------
     UserData
-        A picklable callable returning ``(X, y)``; ``labels`` holds the label mapping.
+        A picklable callable returning ``(X, y)``; ``labels`` holds the label mapping,
+        ``shape`` the shape of X, ``fingerprint`` a hash of what was read.
 
     Raises
     ------
     ValueError
         Naming the data set and the problem (no such file or column, one class or more than
-        two, non-numeric or missing values).
+        two, a missing or non-numeric value and where it is, a file that cannot be read).
 
     Examples
     --------
@@ -363,7 +419,21 @@ def user_data(
     >>> X, y = data()
     >>> X.shape, y.tolist()
     ((4, 1), [-1.0, 1.0, 1.0, -1.0])
+    >>> data.describe()
+    '4 rows x 1 features, labels no -> -1, yes -> +1'
     """
     if isinstance(source, Mapping):
         raise ValueError(f"user_data takes (X, y), a DataFrame or a file path; got a {source!r}")
-    return UserData(source, target=target, positive=positive, name=name, fmt=fmt)
+    if header not in (None, True, False):
+        raise ValueError(f"header must be True, False or None (guess); got {header!r}")
+    if isinstance(categorical, str) or not isinstance(categorical, Sequence):
+        raise ValueError(f"categorical must be a list of column names; got {categorical!r}")
+    return UserData(
+        source,
+        target=target,
+        positive=positive,
+        name=name,
+        fmt=fmt,
+        header=header,
+        categorical=categorical,
+    )

@@ -26,6 +26,7 @@ _EXPORTS: dict[str, str] = {
     "CellKey": "svmtune.study.store._records",
     "CellRecord": "svmtune.study.store._records",
     "Comparison": "svmtune.study.verdict._compare",
+    "DataChangedError": "svmtune.study.store._data_prints",
     "HypothesisTest": "svmtune.study.verdict._compare",
     "Method": "svmtune.study.run._method",
     "PeerMethod": "svmtune.study.run._peer",
@@ -72,6 +73,7 @@ __all__ = [
     "CellKey",
     "CellRecord",
     "Comparison",
+    "DataChangedError",
     "HypothesisTest",
     "Method",
     "PeerMethod",
@@ -124,6 +126,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.study.run._start import add_left_out_to_report, left_out_lines, study_intro
     from svmtune.study.store._claim_times import STALE_AFTER_S
     from svmtune.study.store._claims import new_worker_id
+    from svmtune.study.store._data_prints import DataChangedError
     from svmtune.study.store._definition import StudyChangedError
     from svmtune.study.store._records import CellKey, CellRecord
     from svmtune.study.store._results import (

@@ -354,6 +354,7 @@ class Study(StudyResults, StudySubset):
         progress: bool | Callable[[CellRecord, int, int], None] = False,
         stale_after: float = STALE_AFTER_S,
         report_next: bool = False,
+        rerun: Sequence[str] = (),
     ) -> Study:
         """Run every cell not stored yet; write each finished cell at once.
 
@@ -386,6 +387,10 @@ class Study(StudyResults, StudySubset):
             loads the plotting code (matplotlib, the figure modules, a first text rendering)
             in a background thread, which nothing waits for; a figure job waits for it before
             it draws. Nothing changes with ``n_jobs=1`` or a dask cluster.
+        rerun : sequence of str, default ()
+            Data sets to start afresh: their stored cells and fingerprints are deleted first.
+            Without it, a data set that reads differently from the data its stored cells were
+            computed on (an edited file under the same name) is refused before any cell runs.
 
         Returns
         -------
@@ -395,7 +400,8 @@ class Study(StudyResults, StudySubset):
         ------
         ValueError
             Before any cell runs, if the definition is bad, the storage cannot be opened, or
-            the storage holds this study with a different seed, split or method definition.
+            the storage holds this study with a different seed, split or method definition, or
+            with cells of other data under a data set's name.
 
         Notes
         -----
@@ -405,6 +411,12 @@ class Study(StudyResults, StudySubset):
         """
         check_run_options(n_jobs=n_jobs, stale_after=stale_after, report_next=report_next)
         tasks = self._tasks()  # validates everything first
+        unknown = [d for d in rerun if d not in self._dataset_names()]
+        if isinstance(rerun, str) or unknown:
+            raise ValueError(
+                f"rerun names {unknown or rerun!r}, not data sets of the study; its data sets "
+                f"are {self._dataset_names()}"
+            )
         payloads = {}
         for t in tasks:
             try:
@@ -429,5 +441,6 @@ class Study(StudyResults, StudySubset):
             progress=progress,
             stale_after=stale_after,
             report_next=report_next,
+            rerun=tuple(rerun),
         )
         return self

@@ -92,7 +92,9 @@ def test_bad_files_name_the_data_set_and_the_problem(tmp_path):
     with pytest.raises(ValueError, match="does not exist"):
         user_data(tmp_path / "nope.csv")
     pd.DataFrame({"a": [1.0, np.nan, 3.0], "y": [0, 1, 0]}).to_csv(tmp_path / "m.csv", index=False)
-    with pytest.raises(ValueError, match=r"data set 'm' .*1 row\(s\) have missing feature"):
+    with pytest.raises(
+        ValueError, match=r"data set 'm': .*m.csv'.*missing .* at line 3, column 'a'"
+    ):
         user_data(tmp_path / "m.csv")
     with pytest.raises(ValueError, match=r"no target column 'kind'; the columns are \['a', 'y'\]"):
         user_data(tmp_path / "m.csv", target="kind")

@@ -70,7 +70,8 @@ def test_four_forms_of_data_run_to_a_report(tmp_path, monkeypatch, capsys):
     assert main(["run", str(path), "--n-jobs", "1", "--no-progress"]) == 0
     out, err = capsys.readouterr()
     assert "own: 16 cells (4 data sets x 2 splits x 2 methods)" in err
-    assert "data set 'frame': labels sick -> -1, well -> +1" in err
+    assert "data set 'frame': 80 rows x 3 features, labels sick -> -1, well -> +1" in err
+    assert "data set 'heart': 270 rows x 23 features (bundled, labels -1/+1)" in err
     assert "16 cells stored" in out and "(16 ok)" in out
     report = (tmp_path / "results" / "own" / "report.md").read_text()
     assert "## Verdict" in report
@@ -118,3 +119,26 @@ def test_a_callable_with_zero_one_labels_is_mapped_and_checked_at_definition():
         Study("b", datasets=[broken], methods=METHODS)
     with pytest.raises(ValueError, match="name arrays and DataFrames in a dict"):
         Study("b", datasets=[blobs()], methods=METHODS)
+
+
+@pytest.mark.parametrize(
+    ("content", "match"),
+    [
+        (b"", r"zero_one.csv' is empty"),
+        (b"a,b,c,d,t\n0.5,1,2,3,0\n0.7,caf\xe9,2,3,1\n", r"not UTF-8 text: byte 0xe9 on line 3"),
+        (b"a,b,c,d,t\n0.5,1,2,3,0\n0.7,1,2,1\n", r"line 3 has 4 fields where the file has 5"),
+        (b"a,b,c,d,t\n0.5,1,?,3,0\n0.7,1,2,5,1\n", r"missing value \('\?'\) at line 2, column 'c'"),
+        (b"t\n0\n1\n", r"one column \(labels only"),
+    ],
+)
+def test_an_unreadable_file_exits_2_with_one_sentence(
+    tmp_path, monkeypatch, capsys, content, match
+):
+    monkeypatch.chdir(tmp_path)
+    path = _files(tmp_path)
+    (tmp_path / "zero_one.csv").write_bytes(content)
+    assert main(["run", str(path), "--n-jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and len(err.strip().splitlines()) == 1, err
+    assert "data set 'csv01'" in err and pytest.importorskip("re").search(match, err), err
+    assert not (tmp_path / "results").exists()

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import os
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +31,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._validation import check_Xy
-from svmtune.datasets import UserData, binary_labels
+from svmtune.datasets import UserData, binary_labels, fingerprint
+from svmtune.study.store._data_prints import DataPrint
 
-__all__ = ["PROTOCOLS", "DatasetSpec", "cell_seed", "split_seed"]
+__all__ = ["PROTOCOLS", "DatasetSpec", "cell_seed", "data_prints", "split_seed"]
 
 PROTOCOLS = ("fischetti", "ratsch", "holdout")
 
@@ -81,13 +83,24 @@ class DatasetSpec:
     """One data set of a study: its name and, unless bundled, the callable that makes it.
 
     ``source`` is the bundled name when it differs from the study's name for the data set
-    (``datasets={"Breast": "wisconsin"}``).
+    (``datasets={"Breast": "wisconsin"}``). ``fingerprint`` and ``shape`` are those of the data
+    read when the study was defined (None for a bundled data set: :meth:`data_print` loads it).
     """
 
     name: str
     loader: Loader | None = None
     source: str | None = None
     labels: tuple[tuple[str, float], ...] = ()
+    fingerprint: str | None = None
+    shape: tuple[int, int] | None = None
+
+    def data_print(self) -> DataPrint:
+        """The data set's fingerprint, shape and label mapping, as the study stores them."""
+        shown = ", ".join(f"{label} -> {int(sign):+d}" for label, sign in self.labels)
+        if self.fingerprint is not None and self.shape is not None:
+            return DataPrint(self.fingerprint, self.shape[0], self.shape[1], shown)
+        print_, rows, features = _bundled_print(self.bundled_name)
+        return DataPrint(print_, rows, features, shown)
 
     @property
     def bundled_name(self) -> str:
@@ -110,7 +123,17 @@ class DatasetSpec:
                 )
             X, y = out
             y = binary_labels(y, name=f"data set {self.name!r}")[0]
-        return check_Xy(X, y, min_per_class=1)
+        X, y = check_Xy(X, y, min_per_class=1)
+        if self.fingerprint is not None and not isinstance(self.loader, UserData):
+            now = fingerprint(X, y, dict(self.labels))
+            if now != self.fingerprint:  # a UserData checks itself
+                raise ValueError(
+                    f"data set {self.name!r}: its callable returned other data ({now.split(':')[0]}"
+                    f" rows x features) than when the study was defined "
+                    f"({self.fingerprint.split(':')[0]}); a data set must return the same data "
+                    "on every call (seed its randomness)"
+                )
+        return X, y
 
     def split(self, protocol: str | Splitter, split: int, seed: int, *, test_size: float) -> Arrays:
         """``(X_train, y_train, X_test, y_test)`` of split number ``split``."""
@@ -140,6 +163,19 @@ class DatasetSpec:
         Xtr, ytr = check_Xy(parts[0], parts[1])
         Xte, yte = check_Xy(parts[2], parts[3])
         return Xtr, ytr, Xte, yte
+
+
+@cache
+def _bundled_print(name: str) -> tuple[str, int, int]:
+    from svmtune.datasets import load
+
+    X, y = load(name)
+    return fingerprint(X, y), int(X.shape[0]), int(X.shape[1])
+
+
+def data_prints(specs: Iterable[DatasetSpec]) -> dict[str, DataPrint]:
+    """Each data set's :class:`DataPrint` (bundled ones loaded now, once per process)."""
+    return {s.name: s.data_print() for s in specs}
 
 
 def bundled_names() -> list[str]:
@@ -211,14 +247,30 @@ def _spec(name: str, d: Any, known: list[str]) -> DatasetSpec:
             raise ValueError(f"data set {name!r}: its callable failed: {exc!r}") from exc
         if not (isinstance(out, tuple) and len(out) == 2):
             raise ValueError(f"data set {name!r}: the callable must return (X, y); got {type(out)}")
-        labels = UserData(out, name=name).labels
-        return DatasetSpec(name, d, labels=tuple(labels.items()))
+        checked = UserData(out, name=name)
+        return _user_spec(name, d, checked)
     else:
         data = UserData(d, name=name)
-    return DatasetSpec(name, data, labels=tuple(data.labels.items()))
+    return _user_spec(name, data, data)
+
+
+def _user_spec(name: str, loader: Loader, data: UserData) -> DatasetSpec:
+    return DatasetSpec(
+        name,
+        loader,
+        labels=tuple(data.labels.items()),
+        fingerprint=data.fingerprint,
+        shape=(int(data.shape[0]), int(data.shape[1])),
+    )
 
 
 def _renamed(data: UserData, name: str) -> UserData:
     return UserData(
-        data.source, target=data.target, positive=data.positive, name=name, fmt=data.fmt
+        data.source,
+        target=data.target,
+        positive=data.positive,
+        name=name,
+        fmt=data.fmt,
+        header=data.header,
+        categorical=data.categorical,
     )

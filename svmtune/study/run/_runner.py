@@ -1,10 +1,11 @@
 """Running a study's cells: claim, run (joblib processes or dask workers), store, repeat.
 
 :func:`run_cells` is the loop behind :meth:`Study.run`: it registers the study (the storage
-refuses a changed definition), orders the missing cells longest first (:func:`expected_cost`),
-claims them one by one (:func:`claim_cells`), runs them and stores each
-finished cell at once; then it waits for the cells other workers still run, and takes over
-those whose workers die, so that the study is complete when it returns.
+refuses a changed definition, or data that changed under a data set's name), orders the
+missing cells longest first (:func:`expected_cost`), claims them one by one
+(:func:`claim_cells`), runs them and stores each finished cell at once; then it waits for the
+cells other workers still run, and takes over those whose workers die, so that the study is
+complete when it returns.
 """
 
 from __future__ import annotations
@@ -17,12 +18,15 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from svmtune.study.run._cell import CellTask, run_payload
+from svmtune.study.run._data import data_prints
 from svmtune.study.run._start import first_result_note, starting_note
 from svmtune.study.store._claim_times import HEARTBEAT_S, STALE_AFTER_S
 from svmtune.study.store._claims import new_worker_id
+from svmtune.study.store._data_prints import register_with_data
 from svmtune.study.store._records import CellKey, CellRecord
 from svmtune.study.store._storage import Storage
 
@@ -184,6 +188,7 @@ def run_cells(
     progress: bool | Callable[[CellRecord, int, int], None] = False,
     stale_after: float = STALE_AFTER_S,
     report_next: bool = False,
+    rerun: Sequence[str] = (),
 ) -> None:
     """Run the cells of ``tasks`` not stored yet in the database at ``url`` (see
     :meth:`Study.run`, whose options these are; ``payloads`` are the pickled tasks).
@@ -194,7 +199,12 @@ def run_cells(
     worker = new_worker_id()
     beat = Heartbeat(store, worker, min(HEARTBEAT_S, stale_after / 3))
     try:
-        study_id = store.register_study(name, seed, definition, replace_changed=replace_changed)
+        register = partial(
+            store.register_study, name, seed, definition, replace_changed=replace_changed
+        )
+        study_id = register_with_data(
+            store, name, data_prints(t.data for t in tasks), rerun, register
+        )
         redo = ("failed", "timeout") if retry_failed else ()
         done = store.finished(name)
         candidates = [t for t in tasks if t.key not in done or done[t.key] in redo]

@@ -18,7 +18,8 @@ __all__ = [
 
 
 def study_intro(study: Any) -> str:
-    """One line naming the run's size, then one line per data set whose labels were mapped.
+    """One line naming the run's size, then one line per data set: what was read (rows x
+    features, as loaded and before any split) and how its labels were mapped.
 
     Examples
     --------
@@ -30,6 +31,8 @@ def study_intro(study: Any) -> str:
     ...               methods={"m": Method(LOOEstimate(), Grid(), RBF())})
     >>> print(study_intro(study))
     doc: 6 cells (2 data sets x 3 splits x 1 methods)
+      data set 'heart': 270 rows x 23 features (bundled, labels -1/+1)
+      data set 'sonar': 208 rows x 60 features (bundled, labels -1/+1)
     """
     names = study._dataset_names()
     n_methods = len(study.methods)
@@ -38,9 +41,13 @@ def study_intro(study: Any) -> str:
         f"x {study.n_splits} splits x {n_methods} methods)"
     ]
     lines += left_out_lines(study.left_out)
-    for name, mapping in study.labels.items():
-        shown = ", ".join(f"{label} -> {int(sign):+d}" for label, sign in mapping.items())
-        lines.append(f"  data set {name!r}: labels {shown}")
+    for spec in study._data_specs():
+        data = spec.data_print()
+        size = f"{data.rows} rows x {data.features} features"
+        if spec.bundled:
+            lines.append(f"  data set {spec.name!r}: {size} (bundled, labels -1/+1)")
+        else:
+            lines.append(f"  data set {spec.name!r}: {size}, labels {data.labels}")
     return "\n".join(lines)
 
 

@@ -1,7 +1,9 @@
 """The study database's schema and how it is opened: tables, SQLite set-up, servers, drivers.
 
-Three tables: ``studies`` (name, seed, definition), ``cells`` (one row per cell, unique on
-(study, dataset, split, method)) and ``traces`` (every evaluation of a cell). A SQLite file is
+Four tables: ``studies`` (name, seed, definition), ``cells`` (one row per cell, unique on
+(study, dataset, split, method)), ``traces`` (every evaluation of a cell) and ``datasets`` (each
+data set's fingerprint, :mod:`svmtune.study.store._data_prints`; added to an older database by
+:func:`create_tables`, which creates the tables it lacks). A SQLite file is
 opened in WAL mode, its write transactions begin with ``BEGIN IMMEDIATE``; a database server's
 connections time out after :data:`CONNECT_TIMEOUT_S`. :class:`~svmtune.study.Storage` composes
 this module with the claims (:mod:`svmtune.study.store._claims`), the definition merge
@@ -27,6 +29,7 @@ __all__ = [
     "cells_table",
     "checkpoint",
     "create_tables",
+    "datasets_table",
     "default_storage_url",
     "driver_hint",
     "open_engine",
@@ -124,6 +127,23 @@ traces_table = sa.Table(
     # exact leave-one-out's retrains certified by Franc's bound, and retrained under it
     sa.Column("certified", sa.BigInteger),
     sa.Column("under_franc", sa.BigInteger),
+)
+
+datasets_table = sa.Table(
+    "datasets",
+    _metadata,
+    sa.Column(
+        "study_id",
+        sa.Integer,
+        sa.ForeignKey("studies.id", ondelete="CASCADE"),
+        primary_key=True,
+    ),
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("fingerprint", sa.String(100), nullable=False),
+    sa.Column("rows", sa.Integer),
+    sa.Column("features", sa.Integer),
+    sa.Column("labels", sa.Text),
+    sa.Column("stored_at", sa.DateTime(timezone=True), nullable=False),
 )
 
 #: Trace columns added after the first layout of the ``traces`` table, with their SQL types:
