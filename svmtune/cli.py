@@ -126,6 +126,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             objective_labels,
             stop_local_workers,
             study_intro,
+            watched_workers,
             write_report,
         )
 
@@ -164,16 +165,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     objectives = objective_labels(study.definition()["methods"])
     # the figures are drawn in two processes where the cells ran in local ones
     draw_jobs = 1 if args.scheduler or n_jobs == 1 else 2
-    paths = write_report(
-        results,
-        traces,
-        outdir,
-        methods=methods,
-        objectives=objectives,
-        n_jobs=draw_jobs,
-        baseline=study.baseline,
-    )
-    paths.update(extra_figures(figures, study, outdir))
+    with watched_workers():  # the cells' workers draw the figures, and exit with this process
+        paths = write_report(
+            results,
+            traces,
+            outdir,
+            methods=methods,
+            objectives=objectives,
+            n_jobs=draw_jobs,
+            baseline=study.baseline,
+        )
+        paths.update(extra_figures(figures, study, outdir))
     add_left_out_to_report(outdir / "report.md", study.left_out)
     stop_local_workers()  # idle now; at exit they would be stopped one by one, slowly
     _print_report(study.name, url, results, paths, methods, snap.running, missing)
