@@ -96,28 +96,79 @@ def problem_objective(
     return out
 
 
+def _key(params: dict[str, Any]) -> tuple[tuple[str, float], ...]:
+    return tuple(sorted((k, float(v)) for k, v in params.items()))
+
+
+def _full_fidelity_rows(trace: pd.DataFrame) -> pd.DataFrame:
+    """The trace's evaluations that completed on all the data (not pruned, failed, a cascade's
+    screen or a subsample of successive halving)."""
+    done = trace[trace["status"] == "ok"]
+    if "n_samples" in done.columns and done["n_samples"].notna().any():
+        m = done["n_samples"]
+        done = done[m.isna() | (m == m.max())]
+    return done
+
+
+def _ranks(mean: NDArray[np.float64]) -> NDArray[np.int32]:
+    """GridSearchCV's ranks: 1 = best, ties share the smallest rank; NaN ranks last."""
+    from scipy.stats import rankdata
+
+    if np.isnan(mean).all():
+        return np.ones(mean.shape, dtype=np.int32)
+    filled = np.nan_to_num(mean, nan=np.nanmin(mean) - 1)
+    return np.asarray(rankdata(-filled, method="min"), dtype=np.int32)
+
+
 def cv_results(trace: pd.DataFrame, records: Sequence[dict[str, Any]] | None) -> dict[str, Any]:
-    """``GridSearchCV.cv_results_`` of one tuning run: the :class:`ScoredCV` records (split
-    scores, fit and score seconds) when there are any, else the trace (``1 - value`` as the
-    score, the evaluation's seconds as its fit time)."""
-    if records:
-        params = [r["params"] for r in records]
-        scores = np.array([r["split_scores"] for r in records], dtype=np.float64)
-        fit = np.array([r["fit_s"] for r in records], dtype=np.float64)
-        score_t = np.array([r["score_s"] for r in records], dtype=np.float64)
+    """``GridSearchCV.cv_results_`` of one tuning run, one entry per setting evaluated on all
+    the data, in the order evaluated.
+
+    With per-fold records (k-fold objectives: :class:`KFoldCV`, :class:`ScoredCV`):
+    ``split<i>_test_score`` per fold; ``mean_test_score`` and ``std_test_score`` their mean and
+    standard deviation (for :class:`KFoldCV` weighted by the folds' sizes, so that the mean is
+    ``1 -`` the pooled error the objective minimizes; unweighted for :class:`ScoredCV`, as
+    ``GridSearchCV``); ``*_fit_time`` the folds' SMO solves, each with an equal share of the
+    evaluation's shared work (the Gram matrix), ``*_score_time`` their validation decisions
+    and scores. Other objectives (leave-one-out errors and estimates, Platt's error) have no
+    folds: no split columns, ``mean_test_score`` is ``1 -`` the objective's value,
+    ``mean_fit_time`` the evaluation's seconds, and ``std_test_score``, ``std_fit_time`` and
+    both score times are NaN (not measured; no variance is made up)."""
+    done = _full_fidelity_rows(trace)
+    names = [c[len("param_") :] for c in trace.columns if c.startswith("param_")]
+    params = [{n: float(row[f"param_{n}"]) for n in names} for _, row in done.iterrows()]
+    wall = done["wall_s"].to_numpy(dtype=np.float64)
+    by_key = {_key(r["params"]): r for r in records or ()}
+    found = [by_key.get(_key(p)) for p in params]
+    splits = {len(r["fit_s"]) for r in found if r is not None}
+    out: dict[str, Any] = {}
+    if params and all(r is not None for r in found) and len(splits) == 1:
+        recs = [r for r in found if r is not None]
+        fit = np.array([r["fit_s"] for r in recs], dtype=np.float64)
+        score_t = np.array([r["score_s"] for r in recs], dtype=np.float64)
+        shared = np.maximum(wall - fit.sum(axis=1) - score_t.sum(axis=1), 0.0)
+        fit = fit + (shared / fit.shape[1])[:, None]
+        if "split_errors" in recs[0]:  # pooled error: folds weighted by their sizes
+            errors = np.array([r["split_errors"] for r in recs], dtype=np.float64)
+            sizes = np.array([r["test_sizes"] for r in recs], dtype=np.float64)
+            scores = 1.0 - errors / sizes
+            mean = 1.0 - errors.sum(axis=1) / sizes.sum(axis=1)
+            std = np.sqrt(np.average((scores - mean[:, None]) ** 2, axis=1, weights=sizes))
+        else:
+            scores = np.array([r["split_scores"] for r in recs], dtype=np.float64)
+            mean, std = scores.mean(axis=1), scores.std(axis=1)
+        out.update(
+            mean_fit_time=fit.mean(axis=1),
+            std_fit_time=fit.std(axis=1),
+            mean_score_time=score_t.mean(axis=1),
+            std_score_time=score_t.std(axis=1),
+        )
     else:
-        done = trace[trace["status"] == "ok"]
-        names = [c[len("param_") :] for c in trace.columns if c.startswith("param_")]
-        params = [{n: float(row[f"param_{n}"]) for n in names} for _, row in done.iterrows()]
-        scores = (1.0 - done["value"].to_numpy(dtype=np.float64))[:, None]
-        fit = done["wall_s"].to_numpy(dtype=np.float64)[:, None]
-        score_t = np.zeros_like(fit)
-    out: dict[str, Any] = {
-        "mean_fit_time": fit.mean(axis=1),
-        "std_fit_time": fit.std(axis=1),
-        "mean_score_time": score_t.mean(axis=1),
-        "std_score_time": score_t.std(axis=1),
-    }
+        scores = None
+        mean = 1.0 - done["value"].to_numpy(dtype=np.float64)
+        std = np.full(mean.shape, np.nan)
+        nan = np.full(mean.shape, np.nan)
+        out.update(mean_fit_time=wall, std_fit_time=nan, mean_score_time=nan, std_score_time=nan)
     for name in sorted({n for p in params for n in p}):
         out[f"param_{name}"] = np.ma.MaskedArray(
             [p.get(name, np.nan) for p in params],
@@ -125,12 +176,35 @@ def cv_results(trace: pd.DataFrame, records: Sequence[dict[str, Any]] | None) ->
             dtype=object,
         )
     out["params"] = params
-    if records:
+    if scores is not None:
         for i in range(scores.shape[1]):
             out[f"split{i}_test_score"] = scores[:, i]
-    mean = scores.mean(axis=1)
     out["mean_test_score"] = mean
-    out["std_test_score"] = scores.std(axis=1)
-    # rank 1 = best; ties share the smallest rank (scikit-learn's "min" method)
-    out["rank_test_score"] = np.array([1 + int(np.sum(mean > m)) for m in mean], dtype=np.int32)
+    out["std_test_score"] = std
+    out["rank_test_score"] = _ranks(mean)
     return out
+
+
+def index_of(results: dict[str, Any], params: dict[str, float]) -> int:
+    """The index of ``params`` in ``results`` (a :func:`cv_results`), else of the best mean."""
+    key = _key(params)
+    for i, p in enumerate(results["params"]):
+        if _key(p) == key:
+            return i
+    return int(np.nanargmax(results["mean_test_score"]))
+
+
+def chosen_index(refit: Any, results: dict[str, Any]) -> int:
+    """The index a callable ``refit`` picks from ``results``, checked as ``GridSearchCV``."""
+    index = refit(results)
+    n = len(results["params"])
+    if isinstance(index, bool) or not isinstance(index, int | np.integer) or not 0 <= index < n:
+        raise IndexError(f"best_index_ returned by refit is out of bounds [0, {n}); got {index!r}")
+    return int(index)
+
+
+def fold_rows(
+    folds: Sequence[tuple[NDArray[np.intp], NDArray[np.intp]]], rows: NDArray[np.intp]
+) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
+    """Folds over a problem's bound rows as (train, test) indices into the user's ``X``."""
+    return [(np.sort(rows[tr]), np.sort(rows[te])) for tr, te in folds]

@@ -5,6 +5,7 @@ deprecated ``platt_sigmoid``."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -95,10 +96,104 @@ def _child_seed(seed: int, problem: int) -> int:
 def _check_sample_weight(sample_weight: ArrayLike | None, n: int) -> NDArray[np.float64] | None:
     if sample_weight is None:
         return None
-    sw = np.asarray(sample_weight, dtype=np.float64)
-    if sw.shape != (n,) or not np.all(np.isfinite(sw)) or np.any(sw < 0):
-        raise ValueError(f"sample_weight must be {n} non-negative finite numbers; got {sw!r}")
+    try:
+        sw = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sample_weight must be {n} numbers; got {sample_weight!r}") from exc
+    if sw.ndim == 0:  # a scalar weighs every point alike, as scikit-learn's
+        sw = np.full(n, float(sw))
+    if sw.shape != (n,) or not np.all(np.isfinite(sw)):
+        raise ValueError(f"sample_weight must be {n} finite numbers; got {sw!r}")
+    if np.any(sw < 0):
+        i = int(np.flatnonzero(sw < 0)[0])
+        raise ValueError(
+            f"sample_weight must be non-negative; got {sw[i]!r} at row {i} "
+            f"({int(np.sum(sw < 0))} negative in all)"
+        )
     return sw
+
+
+def check_class_weight(class_weight: Any, classes: NDArray[Any]) -> Any:
+    """``class_weight`` checked as scikit-learn's ``SVC`` takes it: None, ``"balanced"`` or a
+    dict class -> weight whose weights are finite and non-negative (a ValueError naming the bad
+    one); a class the dict leaves out gets weight 1 (the dict returned has every class of
+    ``classes``; keys of other classes are ignored)."""
+    if class_weight is None or (isinstance(class_weight, str) and class_weight == "balanced"):
+        return class_weight
+    if not isinstance(class_weight, Mapping):
+        raise ValueError(f"class_weight must be None, 'balanced' or a dict; got {class_weight!r}")
+    out = {}
+    for c in classes:
+        w = class_weight.get(c, 1.0)
+        try:
+            v = float(w)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"class_weight[{c!r}] must be a number; got {w!r}") from exc
+        if not np.isfinite(v) or v < 0:
+            raise ValueError(f"class_weight[{c!r}] must be finite and non-negative; got {w!r}")
+        out[c] = v
+    return out
+
+
+def check_positive_weights(
+    class_weight: Any,
+    sample_weight: NDArray[np.float64] | None,
+    codes: NDArray[np.intp],
+    classes: NDArray[Any],
+    problems: list[tuple[int | None, int]],
+) -> None:
+    """Refuse what LIBSVM (scikit-learn's ``SVC``) refuses: a binary problem in which every
+    point weighs zero (``C * class_weight * sample_weight``), or in which only one class has
+    points of positive weight."""
+    w = np.ones(codes.shape[0]) if sample_weight is None else sample_weight
+    if isinstance(class_weight, dict):
+        w = w * np.array([class_weight[c] for c in classes])[codes]
+    for neg, pos in problems:
+        mask = np.ones(codes.shape[0], bool) if neg is None else np.isin(codes, [neg, pos])
+        wp, cp = w[mask], codes[mask] == pos
+        if not np.any(wp > 0):
+            raise ValueError(
+                "Invalid input - all samples have zero weight (class_weight x sample_weight)"
+                + (
+                    f" in the problem {classes[neg]!r} vs {classes[pos]!r}"
+                    if neg is not None
+                    else ""
+                )
+            )
+        positive = {bool(v) for v in cp[wp > 0]}
+        if len(positive) < 2:
+            side = (
+                classes[pos]
+                if positive == {True}
+                else ("the rest" if neg is None else classes[neg])
+            )
+            raise ValueError(
+                "Invalid input - all samples with positive weights belong to the same class "
+                f"({side!r}): class_weight x sample_weight is zero for every point of the other"
+            )
+
+
+def check_refit(refit: Any, scoring: str | None) -> bool | Callable[..., Any]:
+    """``refit`` as ``GridSearchCV`` takes it, for one metric: True or False, the name of the
+    metric (``scoring``, or ``"accuracy"`` when none is given: svmtune's objectives estimate
+    the error rate) or a callable taking ``cv_results_`` and returning the index of the setting
+    to refit; a ValueError naming anything else."""
+    if callable(refit):
+        return refit
+    if isinstance(refit, bool | np.bool_):
+        return bool(refit)
+    metric = "accuracy" if scoring is None else scoring
+    if isinstance(refit, str) and refit in ("objective", "svm"):
+        raise ValueError(
+            f"refit={refit!r}: what predicts is now chosen by predictor={refit!r}; refit takes "
+            "True, False, the scoring's name or a callable, as GridSearchCV's"
+        )
+    if isinstance(refit, str) and refit == metric:
+        return True
+    raise ValueError(
+        f"refit must be True, False, {metric!r} (the one metric scored) or a callable "
+        f"cv_results_ -> index; got {refit!r}"
+    )
 
 
 def _with(objective: Objective, **options: Any) -> Objective:

@@ -150,11 +150,11 @@ def test_predictions_equal_tuning_by_hand_then_svc(heart, objective, tuner) -> N
         np.testing.assert_allclose(clf.decision_function(Xte), svc.decision_function(Xte))
         assert isinstance(clf.best_estimator_, SVC)
         assert clf.best_estimator_.C == res.best_params["C"]
-    else:  # LOO_2 estimated Fischetti's kernel expansion: it predicts, unless refit="svm"
+    else:  # LOO_2 estimated Fischetti's kernel expansion: it predicts, unless predictor="svm"
         want = res.best_classifier.decision_function(Xte)
         np.testing.assert_allclose(clf.decision_function(Xte), want)
         assert clf.best_estimator_ is clf.tuning_result_.best_classifier
-        hinge = TunedSVC(objective=objective, tuner=tuner, C=2.0, refit="svm", random_state=7)
+        hinge = TunedSVC(objective=objective, tuner=tuner, C=2.0, predictor="svm", random_state=7)
         hinge.fit(Xtr, ytr)
         np.testing.assert_array_equal(hinge.predict(Xte), svc.predict(Xte))
         assert isinstance(hinge.best_estimator_, SVC) and hinge.best_estimator_.C == 2.0
