@@ -107,7 +107,7 @@ def _check_sample_weight(sample_weight: ArrayLike | None, n: int) -> NDArray[np.
     if np.any(sw < 0):
         i = int(np.flatnonzero(sw < 0)[0])
         raise ValueError(
-            f"sample_weight must be non-negative; got {sw[i]!r} at row {i} "
+            f"sample_weight must be non-negative; got {float(sw[i])!r} at row {i} "
             f"({int(np.sum(sw < 0))} negative in all)"
         )
     return sw
@@ -125,14 +125,20 @@ def check_class_weight(class_weight: Any, classes: NDArray[Any]) -> Any:
     out = {}
     for c in classes:
         w = class_weight.get(c, 1.0)
+        name = _plain(c)
         try:
             v = float(w)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"class_weight[{c!r}] must be a number; got {w!r}") from exc
+            raise ValueError(f"class_weight[{name!r}] must be a number; got {w!r}") from exc
         if not np.isfinite(v) or v < 0:
-            raise ValueError(f"class_weight[{c!r}] must be finite and non-negative; got {w!r}")
+            raise ValueError(f"class_weight[{name!r}] must be finite and non-negative; got {w!r}")
         out[c] = v
     return out
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value it holds (for messages: 'no', not np.str_('no'))."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def check_positive_weights(
@@ -155,7 +161,7 @@ def check_positive_weights(
             raise ValueError(
                 "Invalid input - all samples have zero weight (class_weight x sample_weight)"
                 + (
-                    f" in the problem {classes[neg]!r} vs {classes[pos]!r}"
+                    f" in the problem {_plain(classes[neg])!r} vs {_plain(classes[pos])!r}"
                     if neg is not None
                     else ""
                 )
@@ -167,6 +173,7 @@ def check_positive_weights(
                 if positive == {True}
                 else ("the rest" if neg is None else classes[neg])
             )
+            side = _plain(side)
             raise ValueError(
                 "Invalid input - all samples with positive weights belong to the same class "
                 f"({side!r}): class_weight x sample_weight is zero for every point of the other"
