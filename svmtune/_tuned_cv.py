@@ -20,7 +20,16 @@ from svmtune.objectives import KFoldCV, Objective
 from svmtune.objectives.scored_cv import SCORINGS, ScoredCV
 from svmtune.tuners import Grid, Tuner
 
-__all__ = ["cv_results", "default_parts", "problem_objective", "weighted_objective"]
+__all__ = [
+    "chosen_index",
+    "cv_results",
+    "default_parts",
+    "fold_rows",
+    "index_of",
+    "problem_objective",
+    "search_attributes",
+    "weighted_objective",
+]
 
 
 def default_parts() -> dict[str, Any]:
@@ -120,7 +129,26 @@ def _ranks(mean: NDArray[np.float64]) -> NDArray[np.int32]:
     return np.asarray(rankdata(-filled, method="min"), dtype=np.int32)
 
 
-def cv_results(trace: pd.DataFrame, records: Sequence[dict[str, Any]] | None) -> dict[str, Any]:
+def _as_splits(record: dict[str, Any], folds: Sequence[Any] | None) -> dict[str, Any]:
+    """A :class:`KFoldCV` record (each fold's validation errors, its (fit, score) seconds)
+    in the form of a :class:`ScoredCV` one, with the folds' test sizes."""
+    if "errors" not in record or folds is None:
+        return record
+    n = len(record["errors"])
+    return {
+        "params": record["params"],
+        "split_errors": record["errors"],
+        "test_sizes": [int(np.size(folds[f][1])) for f in range(n)],
+        "fit_s": [s[0] for s in record["seconds"]],
+        "score_s": [s[1] for s in record["seconds"]],
+    }
+
+
+def cv_results(
+    trace: pd.DataFrame,
+    records: Sequence[dict[str, Any]] | None,
+    folds: Sequence[Any] | None = None,
+) -> dict[str, Any]:
     """``GridSearchCV.cv_results_`` of one tuning run, one entry per setting evaluated on all
     the data, in the order evaluated.
 
@@ -138,11 +166,11 @@ def cv_results(trace: pd.DataFrame, records: Sequence[dict[str, Any]] | None) ->
     names = [c[len("param_") :] for c in trace.columns if c.startswith("param_")]
     params = [{n: float(row[f"param_{n}"]) for n in names} for _, row in done.iterrows()]
     wall = done["wall_s"].to_numpy(dtype=np.float64)
-    by_key = {_key(r["params"]): r for r in records or ()}
+    by_key = {_key(r["params"]): _as_splits(r, folds) for r in records or ()}
     found = [by_key.get(_key(p)) for p in params]
-    splits = {len(r["fit_s"]) for r in found if r is not None}
+    splits = {len(r.get("fit_s", ())) for r in found if r is not None}
     out: dict[str, Any] = {}
-    if params and all(r is not None for r in found) and len(splits) == 1:
+    if params and all(r is not None for r in found) and len(splits) == 1 and 0 not in splits:
         recs = [r for r in found if r is not None]
         fit = np.array([r["fit_s"] for r in recs], dtype=np.float64)
         score_t = np.array([r["score_s"] for r in recs], dtype=np.float64)
@@ -208,3 +236,33 @@ def fold_rows(
 ) -> list[tuple[NDArray[np.intp], NDArray[np.intp]]]:
     """Folds over a problem's bound rows as (train, test) indices into the user's ``X``."""
     return [(np.sort(rows[tr]), np.sort(rows[te])) for tr, te in folds]
+
+
+def search_attributes(
+    fitted: Sequence[Any], classes: NDArray[Any], problems: Sequence[Any], refit: Any
+) -> dict[str, Any]:
+    """A fitted ``TunedSVC``'s attributes as ``GridSearchCV``'s, from its problems' results
+    (:class:`svmtune._tuned_parts.Fitted`; lists per problem for multi-class)."""
+    from svmtune.multiclass import problem_name
+
+    def per_problem(values: list[Any]) -> Any:
+        return values[0] if len(fitted) == 1 else values
+
+    names = [problem_name(classes, p) for p in problems]
+    traces = [f.result.trace.assign(problem=n) for f, n in zip(fitted, names, strict=True)]
+    out: dict[str, Any] = {
+        "trace_": pd.concat(traces, ignore_index=True),
+        "refit_time_": float(sum(f.refit_s for f in fitted)),
+        "best_params_": per_problem([dict(f.params) for f in fitted]),
+        "best_index_": per_problem([f.best_index for f in fitted]),
+        "tuning_result_": per_problem([f.result for f in fitted]),
+        "cv_results_": per_problem([f.cv_results for f in fitted]),
+        "cv_folds_": per_problem([f.folds for f in fitted]),
+    }
+    if refit:
+        out["best_estimator_"] = per_problem([f.estimator for f in fitted])
+    if not callable(refit):  # as GridSearchCV: no best score for a callable's pick
+        errors = [float(f.result.best_value) for f in fitted]
+        out["best_error_"] = errors[0] if len(fitted) == 1 else np.array(errors)
+        out["best_score_"] = 1.0 - out["best_error_"]
+    return out

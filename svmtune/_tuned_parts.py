@@ -5,7 +5,9 @@ deprecated ``platt_sigmoid``."""
 from __future__ import annotations
 
 import copy
+import warnings
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -14,11 +16,54 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._warnings import warn_deprecated
 from svmtune.kernels import KernelModel
 from svmtune.objectives import Objective
-from svmtune.solvers.sigmoid import fit_sigmoid
+from svmtune.objectives.scored_cv import ScoredCV
+from svmtune.solvers.sigmoid import Sigmoid, fit_sigmoid
 from svmtune.space import SearchSpace
-from svmtune.tuners import Tuner
+from svmtune.svc import SVC
+from svmtune.tuners import Tuner, TuningResult
 
-__all__ = ["check_combination", "platt_sigmoid"]
+__all__ = ["Fitted", "check_combination", "final_estimator", "platt_sigmoid"]
+
+
+@dataclass
+class Fitted:
+    """One tuned binary problem of a :class:`svmtune.TunedSVC`."""
+
+    result: TuningResult
+    estimator: Any  # None with refit=False
+    sigmoid: Sigmoid | None
+    refit_s: float
+    cv_results: dict[str, Any]
+    best_index: int
+    params: dict[str, float]
+    folds: list[tuple[NDArray[np.intp], NDArray[np.intp]]] | None
+
+
+def final_estimator(
+    predictor: str,
+    bound: Any,
+    result: TuningResult,
+    kernel: KernelModel,
+    C: float,
+    params: dict[str, float],
+    X: NDArray[np.float64],
+    y: NDArray[Any],
+) -> Any:
+    """What predicts, trained on all of a problem's ``(X, y)`` at ``params``: the hinge SVM
+    (``predictor="svm"``, or an objective that estimates it; ``C`` where the objective tunes
+    none) or the classifier the objective estimated (``bound``'s)."""
+    weighted = isinstance(bound.objective, ScoredCV)  # its own classifier has the weights
+    if (predictor == "svm" or bound.objective.yields_svm) and not weighted:
+        if kernel.includes_scale:
+            C = 1.0
+        elif "C" in params:
+            C = float(params["C"])
+        kp = {n: float(params[n]) for n in kernel.space.names}
+        # two classes: the original labels, so best_estimator_ predicts them; else -1/+1
+        return SVC(C=C, kernel=kernel, kernel_params=kp).fit(X, y)
+    if params == dict(result.best_params):
+        return result.best_classifier  # the classifier the objective estimated
+    return bound.classifier(params)
 
 
 def check_combination(objective: Objective, tuner: Tuner, kernel: KernelModel) -> SearchSpace:
@@ -209,3 +254,35 @@ def _with(objective: Objective, **options: Any) -> Objective:
     for k, v in options.items():
         setattr(out, k, v)
     return out
+
+
+def problem_seeds(random_state: Any, n_problems: int) -> list[int]:
+    """The tuner's seed of each binary problem: with one problem an integer ``random_state``
+    as it is (so ``tuner.tune(..., random_state=seed)`` by hand gives the same result), with
+    several a child seed each (``SeedSequence([seed, problem])``)."""
+    from sklearn.utils.validation import check_random_state
+
+    if isinstance(random_state, int | np.integer) and not isinstance(random_state, bool):
+        seed = int(random_state)  # the very seed a hand-made tuning run would use
+    else:
+        seed = int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    return [seed] if n_problems == 1 else [_child_seed(seed, p) for p in range(n_problems)]
+
+
+def folds_for(objective: Objective, y: NDArray[np.float64]) -> Objective:
+    """``objective``, or k-fold CV with as many folds as the smaller class of ``y`` has points
+    (at least 2) when that is fewer than its ``k``, with a warning."""
+    from svmtune.objectives import KFoldCV
+
+    n_min = int(min(np.sum(y > 0), np.sum(y < 0)))
+    if not isinstance(objective, KFoldCV) or not isinstance(objective.k, int) or n_min < 2:
+        return objective
+    if n_min >= objective.k:
+        return objective
+    warnings.warn(
+        f"the smaller class of a binary problem has {n_min} points, fewer than "
+        f"{objective!r}'s k={objective.k}: it is tuned by {n_min}-fold CV",
+        UserWarning,
+        stacklevel=4,
+    )
+    return _with(objective, k=n_min)

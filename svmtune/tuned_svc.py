@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import time
-import warnings
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmtune._probability import out_of_fold_sigmoid
 from svmtune._tuned_cv import (
@@ -23,18 +20,22 @@ from svmtune._tuned_cv import (
     fold_rows,
     index_of,
     problem_objective,
+    search_attributes,
     weighted_objective,
 )
 from svmtune._tuned_parts import (
+    Fitted,
     _canonical_order,
     _check_sample_weight,
-    _child_seed,
     _with,
     check_class_weight,
     check_combination,
     check_positive_weights,
     check_refit,
+    final_estimator,
+    folds_for,
     platt_sigmoid,
+    problem_seeds,
 )
 from svmtune._validation import check_positive, densify
 from svmtune.kernels import KernelModel
@@ -43,29 +44,12 @@ from svmtune.multiclass import (
     class_probabilities,
     name_classes_in_error,
     ovo_decision,
-    problem_name,
 )
-from svmtune.objectives import KFoldCV, Objective
-from svmtune.objectives.scored_cv import ScoredCV
-from svmtune.solvers.sigmoid import Sigmoid
-from svmtune.svc import SPARSE, SVC
-from svmtune.tuners import Tuner, TuningResult, warm_up_method
+from svmtune.objectives import Objective
+from svmtune.svc import SPARSE
+from svmtune.tuners import Tuner, warm_up_method
 
 __all__ = ["TunedSVC", "check_combination", "platt_sigmoid"]
-
-
-@dataclass
-class _Fitted:
-    """One tuned binary problem: ``negative`` vs ``positive`` (a class, or "rest")."""
-
-    result: TuningResult
-    estimator: Any  # None with refit=False
-    sigmoid: Sigmoid | None
-    refit_s: float
-    cv_results: dict[str, Any]
-    best_index: int
-    params: dict[str, float]
-    folds: list[tuple[NDArray[np.intp], NDArray[np.intp]]] | None
 
 
 class TunedSVC(ClassifierMixin, BaseEstimator):
@@ -317,13 +301,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         check_positive_weights(class_weight, sw, codes, classes, problems)
         order = _canonical_order(Xc, codes)
         Xs, cs, ys = Xc[order], codes[order], yv[order]
-        if isinstance(self.random_state, int | np.integer) and not isinstance(
-            self.random_state, bool
-        ):
-            seed = int(self.random_state)  # the very seed a hand-made tuning run would use
-        else:
-            seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        seeds = [seed] if k == 2 else [_child_seed(seed, p) for p in range(len(problems))]
+        seeds = problem_seeds(self.random_state, len(problems))
         from joblib import Parallel, delayed  # ~0.2 s to import: only when used
 
         fitted = Parallel(n_jobs=self.n_jobs)(
@@ -342,37 +320,14 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
             )
             for prob, s in zip(problems, seeds, strict=True)
         )
-        self._set_results(fitted, classes, problems)
-        return self
-
-    def _set_results(
-        self, fitted: list[_Fitted], classes: NDArray[Any], problems: list[Any]
-    ) -> None:
-        """The fitted attributes, as ``GridSearchCV``'s (lists per problem for multi-class)."""
         self.classes_ = classes
         self.problems_ = problems
         self._fitted = fitted
         self._multi_class = self.multi_class  # what predictions follow, whatever set_params does
         self._refit = bool(self.refit)  # a callable is truthy, False is not
-        names = [problem_name(classes, p) for p in problems]
-        traces = [f.result.trace.assign(problem=n) for f, n in zip(fitted, names, strict=True)]
-        self.trace_ = pd.concat(traces, ignore_index=True)
-        self.refit_time_ = float(sum(f.refit_s for f in fitted))
-
-        def per_problem(values: list[Any]) -> Any:
-            return values[0] if len(fitted) == 1 else values
-
-        self.best_params_: Any = per_problem([dict(f.params) for f in fitted])
-        self.best_index_: Any = per_problem([f.best_index for f in fitted])
-        self.tuning_result_: Any = per_problem([f.result for f in fitted])
-        self.cv_results_: Any = per_problem([f.cv_results for f in fitted])
-        self.cv_folds_: Any = per_problem([f.folds for f in fitted])
-        if self._refit:
-            self.best_estimator_: Any = per_problem([f.estimator for f in fitted])
-        if not callable(self.refit):  # as GridSearchCV: no best score for a callable's pick
-            errors = [float(f.result.best_value) for f in fitted]
-            self.best_error_: Any = errors[0] if len(fitted) == 1 else np.array(errors)
-            self.best_score_: Any = 1.0 - self.best_error_
+        for name, value in search_attributes(fitted, classes, problems, self.refit).items():
+            setattr(self, name, value)
+        return self
 
     def _fit_problem(
         self,
@@ -387,7 +342,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         seed: int,
         classes: NDArray[Any],
         rows: tuple[NDArray[np.intp], NDArray[np.float64] | None],
-    ) -> _Fitted:
+    ) -> Fitted:
         neg, pos = problem
         mask = np.ones(codes.shape[0], dtype=bool) if neg is None else np.isin(codes, [neg, pos])
         Xp = X[mask]
@@ -402,16 +357,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         )
         if getattr(objective, "random_state", 0) is None:
             objective = _with(objective, random_state=seed)
-        n_min = int(min(np.sum(yb > 0), np.sum(yb < 0)))
-        if isinstance(objective, KFoldCV) and isinstance(objective.k, int) and 2 <= n_min:
-            if n_min < objective.k:  # as few folds as the smallest class allows
-                warnings.warn(
-                    f"the smaller class of a binary problem has {n_min} points, fewer than "
-                    f"{objective!r}'s k={objective.k}: it is tuned by {n_min}-fold CV",
-                    UserWarning,
-                    stacklevel=2,
-                )
-                objective = _with(objective, k=n_min)
+        objective = folds_for(objective, yb)  # as many as the smaller class allows
         try:
             warm_up_method(objective, tuner, kernel, Xp, yb)  # untimed, as Tuner.tune does
             bound = objective.bind(Xp, yb, kernel=kernel)
@@ -419,8 +365,8 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         except ValueError as exc:
             raise name_classes_in_error(exc, classes, problem, yb) from None
         records = getattr(bound, "records", None)
-        cv = cv_results(result.trace, records)
         folds = getattr(bound, "folds", None) if records else None
+        cv = cv_results(result.trace, records, folds)
         folds = None if folds is None else fold_rows(folds, order[mask])
         if callable(self.refit):
             index = chosen_index(self.refit, cv)
@@ -432,52 +378,23 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         estimator: Any = None
         sigmoid = None
         if self.refit:
-            estimator = self._final_estimator(
-                bound, result, kernel, C, params, Xp, yb, labels, mask
+            estimator = final_estimator(
+                self.predictor,
+                bound,
+                result,
+                kernel,
+                C,
+                params,
+                Xp,
+                yb if labels is None else labels[mask],
             )
             if self.probability:
                 sigmoid = out_of_fold_sigmoid(
                     estimator, Xp, yb, objective=objective, kernel=kernel, params=params, seed=seed
                 )
-        return _Fitted(
+        return Fitted(
             result, estimator, sigmoid, time.perf_counter() - t0, cv, index, params, folds
         )
-
-    def _final_estimator(
-        self,
-        bound: Any,
-        result: TuningResult,
-        kernel: KernelModel,
-        C: float,
-        params: dict[str, float],
-        Xp: NDArray[np.float64],
-        yb: NDArray[np.float64],
-        labels: NDArray[Any] | None,
-        mask: NDArray[np.bool_],
-    ) -> Any:
-        """What predicts, trained on all the problem's data at ``params``."""
-        weighted = isinstance(bound.objective, ScoredCV)  # its own classifier has the weights
-        if (self.predictor == "svm" or bound.objective.yields_svm) and not weighted:
-            estimator = SVC(
-                C=self._final_C(params, kernel, C),
-                kernel=kernel,
-                kernel_params=self._kp(params, kernel),
-            )
-            # two classes: the original labels, so best_estimator_ predicts them; else -1/+1
-            return estimator.fit(Xp, yb if labels is None else labels[mask])
-        if params == dict(result.best_params):
-            return result.best_classifier  # the classifier the objective estimated
-        return bound.classifier(params)
-
-    @staticmethod
-    def _kp(params: dict[str, float], kernel: KernelModel) -> dict[str, float]:
-        return {n: float(params[n]) for n in kernel.space.names}
-
-    @staticmethod
-    def _final_C(params: dict[str, float], kernel: KernelModel, C: float) -> float:
-        if kernel.includes_scale:
-            return 1.0
-        return float(params["C"]) if "C" in params else C
 
     # -- prediction --------------------------------------------------------------------------
     def _binary_decisions(self, X: ArrayLike) -> NDArray[np.float64]:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import copy
-import time
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -189,10 +188,6 @@ class _BoundKFoldCV(BoundSVMObjective):
         self._seeds: list[deque[tuple[NDArray[np.float64], NDArray[np.float64]]]] = [
             deque(maxlen=int(o.max_seeds)) for _ in self.folds
         ]
-        #: One record per evaluation (``TunedSVC.cv_results_``'s split columns): params, the
-        #: validation errors and points of each fold solved, its solve and scoring seconds.
-        self.records: list[dict[str, Any]] = []
-        self._fold_seconds: dict[int, tuple[float, float]] = {}
 
     # -- seeding ------------------------------------------------------------------------------
     def _seed(self, f: int, point: NDArray[np.float64]) -> NDArray[np.float64] | None:
@@ -229,11 +224,9 @@ class _BoundKFoldCV(BoundSVMObjective):
         of the support vectors (those not cached yet are computed, and counted, here)."""
         tr, va = self.folds[f]
         y = self.y
-        t0 = time.perf_counter()
         alpha0 = None if seed is None else feasible_start(seed, y, C, active=tr)
         if rows is not None:
-            res = self._row_solver().solve(y, C=C, gram=rows, active=tr, alpha0=alpha0)
-            t1 = time.perf_counter()
+            res = self._timed(f, self._row_solver(), y, C=C, gram=rows, active=tr, alpha0=alpha0)
             sv = np.flatnonzero(res.alpha)
             before = rows.kernel_evals
             Kv = np.ascontiguousarray(rows.rows_of(sv)[:, va].T)
@@ -241,8 +234,7 @@ class _BoundKFoldCV(BoundSVMObjective):
             tol = decision_tolerance(np.abs(Kv) @ res.alpha[sv] + abs(res.b), sv.size + 1)
             extra = rows.kernel_evals - before
         elif K is not None:
-            res = self.solver.solve(y, C=C, gram=K, active=tr, alpha0=alpha0)
-            t1 = time.perf_counter()
+            res = self._timed(f, self.solver, y, C=C, gram=K, active=tr, alpha0=alpha0)
             # Validation decisions from the Gram rows in memory (no kernel pass), summed
             # directly so that their round-off is bounded (decision_tolerance).
             sv = np.flatnonzero(res.alpha)
@@ -251,7 +243,9 @@ class _BoundKFoldCV(BoundSVMObjective):
             tol = decision_tolerance(np.abs(Kv) @ res.alpha[sv] + abs(res.b), sv.size + 1)
             extra = 0
         else:
-            sub = self.solver.solve(
+            sub = self._timed(
+                f,
+                self.solver,
                 y[tr],
                 C=C,
                 kernel=self.kernel,
@@ -259,7 +253,6 @@ class _BoundKFoldCV(BoundSVMObjective):
                 X=self.X[tr],
                 alpha0=None if alpha0 is None else alpha0[tr],
             )
-            t1 = time.perf_counter()
             alpha = np.zeros(self.n_samples)
             alpha[tr] = sub.alpha
             res = SMOResult(
@@ -277,7 +270,7 @@ class _BoundKFoldCV(BoundSVMObjective):
             extra = int(va.size * clf.vectors.shape[0])
         # A decision within round-off of zero is a tie (+1, as predict says), whatever its sign.
         errors = int(np.count_nonzero(labels_from_decisions(dec, tol) != y[va]))
-        self._fold_seconds[f] = (t1 - t0, time.perf_counter() - t1)
+        self._fold_scored(f)
         return res, errors, extra
 
     def _gram(self, kp: dict[str, float]) -> tuple[NDArray[np.float64] | None, int]:
@@ -406,15 +399,7 @@ class _BoundKFoldCV(BoundSVMObjective):
             converged = converged and res.converged
             self._seeds[f].append((point, res.alpha))
         done = len(results)
-        self.records.append(
-            {
-                "params": dict(params),
-                "split_errors": [int(r[1]) for r in results],
-                "test_sizes": [int(self.folds[f][1].size) for f in range(done)],
-                "fit_s": [self._fold_seconds[f][0] for f in range(done)],
-                "score_s": [self._fold_seconds[f][1] for f in range(done)],
-            }
-        )
+        self._record_folds(params, [err for _, err, _ in results])  # TunedSVC's split scores
         info = {
             "errors": errors,
             "mean_support_vectors": n_sv / done,
