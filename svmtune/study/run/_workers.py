@@ -3,19 +3,22 @@
 joblib's local workers (its loky backend) idle for minutes after their parent is gone: a
 ``kill -9`` of ``svmtune run`` would leave them (100-200 MB each) and loky's resource trackers
 behind. Inside :func:`watched_workers` every local worker runs :func:`exit_with_parent` as the
-first thing it does (loky's worker initializer), so it exits within about a second of its
-parent's death whatever it was doing: starting, compiling the solver loops, running a cell,
+first thing it does (loky's worker initializer), so it exits within half a second of its
+parent's death (once it has loaded Python and loky, if it was still starting) whatever it was
+doing: starting, compiling the solver loops, running a cell,
 drawing a report figure, or idling. The resource trackers end once no worker holds their pipe.
+This module imports nothing heavy: a worker unpickles the initializer, and so imports it,
+before it can watch.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
-
-from svmtune.study.run._cell import _watch_parent
 
 __all__ = ["exit_with_parent", "watched_backend", "watched_workers"]
 
@@ -26,7 +29,14 @@ def exit_with_parent(parent_pid: int) -> None:
     as it is gone."""
     if os.getppid() != parent_pid:
         os._exit(0)
-    _watch_parent(parent_pid)
+
+    def watch() -> None:
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent_pid:  # re-parented: the study process died
+                os._exit(0)
+
+    threading.Thread(target=watch, name="svmtune-parent-watch", daemon=True).start()
 
 
 def watched_backend() -> Any:
