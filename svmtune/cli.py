@@ -6,6 +6,7 @@ Each sub-command is a function ``_cmd_<name>(args) -> int`` registered in :func:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -165,7 +166,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     objectives = objective_labels(study.definition()["methods"])
     # the figures are drawn in two processes where the cells ran in local ones
     draw_jobs = 1 if args.scheduler or n_jobs == 1 else 2
-    with watched_workers():  # the cells' workers draw the figures, and exit with this process
+    # the figures drawn in worker processes that exit with this process (the cells' workers)
+    with watched_workers() if draw_jobs != 1 else contextlib.nullcontext():
         paths = write_report(
             results,
             traces,
