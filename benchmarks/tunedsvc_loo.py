@@ -4,12 +4,12 @@ On scikit-learn's breast_cancer (569 points, 30 features), 5 stratified folds (s
 0), ``make_pipeline(StandardScaler(), TunedSVC(objective=LOOEstimate(model=...),
 tuner=Bisection()))`` is scored by accuracy on each held-out fold, with
 
-- ``refit="objective"`` (the default): the classifier the LOO estimate evaluated, Fischetti's
+- ``predictor="objective"`` (the default): the classifier the LOO estimate evaluated, Fischetti's
   kernel expansion at the tuned gamma, trained on the whole training fold;
-- ``refit="svm"``: a hinge-loss SVM with ``C = 1`` at the same gamma (the former behaviour);
+- ``predictor="svm"``: a hinge-loss SVM with ``C = 1`` at the same gamma (the former behaviour);
 
 and, for reference, the tuning result's own classifier (``Bisection().tune(...)
-.best_classifier`` on the scaled training fold), which ``refit="objective"`` must match.
+.best_classifier`` on the scaled training fold), which ``predictor="objective"`` must match.
 Also the default ``TunedSVC()`` (5-fold CV on the 5 x 5 grid). Accuracies are exact counts
 (no timing), so the figures do not depend on the machine.
 
@@ -35,12 +35,14 @@ def main() -> None:
     folds = list(StratifiedKFold(5, shuffle=True, random_state=0).split(X, y))
     rows: dict[str, list[float]] = {}
     for model in ("loo2", "loo3"):
-        for refit in ("objective", "svm"):
-            name = f"{model} refit={refit}"
+        for predictor in ("objective", "svm"):
+            name = f"{model} predictor={predictor}"
             for tr, te in folds:
                 clf = make_pipeline(
                     StandardScaler(),
-                    TunedSVC(objective=LOOEstimate(model=model), tuner=Bisection(), refit=refit),
+                    TunedSVC(
+                        objective=LOOEstimate(model=model), tuner=Bisection(), predictor=predictor
+                    ),
                 ).fit(X[tr], y[tr])
                 rows.setdefault(name, []).append(clf.score(X[te], y[te]))
         name = f"{model} tuning result's classifier"

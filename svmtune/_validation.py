@@ -13,6 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "DENSIFY_LIMIT_BYTES",
     "as_rng",
     "check_X",
     "check_Xy",
@@ -48,6 +49,37 @@ def check_X(X: ArrayLike, *, name: str = "X") -> NDArray[np.float64]:
             f"row {i}, column {j}: {float(arr[i, j])}"
         )
     return np.ascontiguousarray(arr)
+
+
+#: The most bytes a scipy.sparse ``X`` may take once densified (float64) by the scikit-learn
+#: estimators (``svmtune.SVC``, ``svmtune.TunedSVC``): 1 GiB. Their solvers work on dense rows.
+DENSIFY_LIMIT_BYTES = 2**30
+
+
+def densify(X: Any, *, name: str = "X") -> Any:
+    """``X`` itself, or a scipy.sparse ``X`` as a dense float64 array: the same model as the
+    dense array gives (the solvers compute dense kernel rows). A ValueError naming the size when
+    the dense array would take more than :data:`DENSIFY_LIMIT_BYTES`.
+
+    Examples
+    --------
+    >>> import scipy.sparse as sp
+    >>> densify(sp.csr_matrix([[0.0, 1.0], [2.0, 0.0]])).tolist()
+    [[0.0, 1.0], [2.0, 0.0]]
+    """
+    if not (hasattr(X, "tocsr") or hasattr(X, "nnz")):
+        return X
+    n, d = X.shape
+    size = 8 * int(n) * int(d)
+    if size > DENSIFY_LIMIT_BYTES:
+        raise ValueError(
+            f"{name} is a sparse matrix of shape ({n}, {d}): as the dense float64 array svmtune "
+            f"trains on it would take {size / 2**30:.3g} GiB, above the limit of "
+            f"{DENSIFY_LIMIT_BYTES / 2**30:.3g} GiB for densifying sparse input "
+            "(svmtune._validation.DENSIFY_LIMIT_BYTES); reduce the features (e.g. "
+            "OneHotEncoder(max_categories=...)) or the rows"
+        )
+    return np.ascontiguousarray(X.toarray(), dtype=np.float64)
 
 
 def check_labels(y: ArrayLike, *, name: str = "y", min_per_class: int = 1) -> NDArray[np.float64]:

@@ -6,6 +6,7 @@ Each sub-command is a function ``_cmd_<name>(args) -> int`` registered in :func:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -126,6 +127,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             objective_labels,
             stop_local_workers,
             study_intro,
+            watched_workers,
             write_report,
         )
 
@@ -165,17 +167,19 @@ def _cmd_run(args: argparse.Namespace) -> int:
     objectives = objective_labels(study.definition()["methods"])
     # the figures are drawn in two processes where the cells ran in local ones
     draw_jobs = 1 if args.scheduler or n_jobs == 1 else 2
-    paths = write_report(
-        results,
-        traces,
-        outdir,
-        methods=methods,
-        objectives=objectives,
-        n_jobs=draw_jobs,
-        baseline=study.baseline,
-        definition=study.definition(),
-    )
-    paths.update(extra_figures(figures, study, outdir))
+    # the figures drawn in worker processes that exit with this process (the cells' workers)
+    with watched_workers() if draw_jobs != 1 else contextlib.nullcontext():
+        paths = write_report(
+            results,
+            traces,
+            outdir,
+            methods=methods,
+            objectives=objectives,
+            n_jobs=draw_jobs,
+            baseline=study.baseline,
+            definition=study.definition(),
+        )
+        paths.update(extra_figures(figures, study, outdir))
     add_left_out_to_report(outdir / "report.md", study.left_out)
     stop_local_workers()  # idle now; at exit they would be stopped one by one, slowly
     _print_report(study.name, url, results, paths, methods, snap.running, missing)

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from svmtune._validation import check_positive
+from svmtune._validation import check_positive, densify
 from svmtune.classifier import KernelExpansion, expansion_from_solution
 from svmtune.kernels import RBF, KernelModel
 from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, SMO, Selection
@@ -19,6 +19,9 @@ from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, SMO, Selection
 __all__ = ["SVC", "expansion_from_solution"]  # the latter lives in svmtune.classifier
 
 DEFAULT_GAMMA = 0.1
+
+#: scipy.sparse formats taken (densified: :func:`svmtune._validation.densify`).
+SPARSE = ("csr", "csc", "coo", "lil", "dok", "bsr", "dia")
 
 
 def _plainly_binary(y: NDArray[Any]) -> bool:
@@ -122,6 +125,7 @@ class SVC(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self) -> Any:
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True  # densified (svmtune._validation.densify)
         return tags
 
     def _resolve_kernel(self) -> tuple[KernelModel, dict[str, float]]:
@@ -139,10 +143,13 @@ class SVC(ClassifierMixin, BaseEstimator):
         return kernel, kernel.check_params(params)
 
     def fit(self, X: ArrayLike, y: ArrayLike) -> SVC:
-        """Train on ``(X, y)``; ``y`` must hold exactly two distinct labels."""
+        """Train on ``(X, y)``; ``y`` must hold exactly two distinct labels. A scipy.sparse
+        ``X`` is densified (the same model as the dense array; at most
+        :data:`svmtune._validation.DENSIFY_LIMIT_BYTES`)."""
         C = check_positive(self.C, name="C")
         kernel, params = self._resolve_kernel()
-        Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C")
+        Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C", accept_sparse=SPARSE)
+        Xc = densify(Xc)
         if _plainly_binary(yv):  # what type_of_target would find, cheaper
             y_type = "binary"
         else:
@@ -185,15 +192,15 @@ class SVC(ClassifierMixin, BaseEstimator):
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:
         """``f(x)``: positive for ``classes_[1]``, negative for ``classes_[0]``."""
         check_is_fitted(self)
-        Xc = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        return self.expansion_.decision_function(Xc)
+        Xc = validate_data(self, X, dtype=np.float64, order="C", reset=False, accept_sparse=SPARSE)
+        return self.expansion_.decision_function(densify(Xc))
 
     def predict(self, X: ArrayLike) -> NDArray[Any]:
         """``classes_[1]`` where ``f(x) >= 0`` (or ``f(x)`` is within round-off of zero:
         :meth:`svmtune.classifier.KernelExpansion.predict`), else ``classes_[0]``."""
         check_is_fitted(self)
-        Xc = validate_data(self, X, dtype=np.float64, order="C", reset=False)
-        positive = self.expansion_.predict(Xc) > 0.0
+        Xc = validate_data(self, X, dtype=np.float64, order="C", reset=False, accept_sparse=SPARSE)
+        positive = self.expansion_.predict(densify(Xc)) > 0.0
         return self.classes_[positive.astype(np.intp)]
 
     def kernel_expansion(self) -> KernelExpansion:

@@ -3,55 +3,53 @@
 from __future__ import annotations
 
 import time
-import warnings
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmtune._probability import out_of_fold_sigmoid
-from svmtune._tuned_cv import cv_results, default_parts, problem_objective, weighted_objective
+from svmtune._tuned_cv import (
+    chosen_index,
+    cv_results,
+    default_parts,
+    fold_rows,
+    index_of,
+    problem_objective,
+    search_attributes,
+    weighted_objective,
+)
 from svmtune._tuned_parts import (
+    Fitted,
     _canonical_order,
     _check_sample_weight,
-    _child_seed,
     _with,
+    check_class_weight,
     check_combination,
+    check_positive_weights,
+    check_refit,
+    final_estimator,
+    folds_for,
     platt_sigmoid,
+    problem_seeds,
 )
-from svmtune._validation import check_positive
+from svmtune._validation import check_positive, densify
 from svmtune.kernels import KernelModel
 from svmtune.multiclass import (
     binary_problems,
     class_probabilities,
     name_classes_in_error,
     ovo_decision,
-    problem_name,
 )
-from svmtune.objectives import KFoldCV, Objective
-from svmtune.objectives.scored_cv import ScoredCV
-from svmtune.solvers.sigmoid import Sigmoid
-from svmtune.svc import SVC
-from svmtune.tuners import Tuner, TuningResult, warm_up_method
+from svmtune.objectives import Objective
+from svmtune.svc import SPARSE
+from svmtune.tuners import Tuner, warm_up_method
 
 __all__ = ["TunedSVC", "check_combination", "platt_sigmoid"]
-
-
-@dataclass
-class _Fitted:
-    """One tuned binary problem: ``negative`` vs ``positive`` (a class, or "rest")."""
-
-    result: TuningResult
-    estimator: SVC
-    sigmoid: Sigmoid | None
-    refit_s: float
-    cv_results: dict[str, Any]
 
 
 class TunedSVC(ClassifierMixin, BaseEstimator):
@@ -63,7 +61,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     (a :class:`svmtune.SVC`) for k-fold CV and the exact LOO error, Fischetti's kernel
     expansion for ``LOOEstimate``, the SVM with the threshold of Platt's sigmoid for
     ``PlattError``. So ``best_score_`` estimates the error of the classifier that predicts.
-    ``refit="svm"`` trains the hinge SVM instead whatever the objective (with ``C`` below when
+    ``predictor="svm"`` trains the hinge SVM instead whatever the objective (with ``C`` below when
     the objective tunes none). Objective values are error estimates (lower is better);
     ``best_score_`` is scikit-learn's score, higher is better (``1 - best_error_``).
 
@@ -77,7 +75,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     tuner=Bisection())``; they have no ``C`` and predict with Fischetti's kernel expansion
     (on scikit-learn's breast_cancer in a scaling pipeline, 5 stratified folds: accuracy 0.958
     with LOO_2 and 0.961 with LOO_3, against 0.741 / 0.803 for a hinge SVM with ``C = 1`` refit
-    at the same ``gamma``, ``refit="svm"``; ``benchmarks/tunedsvc_loo.py``).
+    at the same ``gamma``, ``predictor="svm"``; ``benchmarks/tunedsvc_loo.py``).
 
     A binary problem whose smaller class has fewer points than k-fold CV's ``k`` (at least 2)
     is cross-validated with that many folds, with a warning.
@@ -97,10 +95,16 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     kernel : KernelModel, default ``RBF()``
         Which hyperparameters exist.
     C : float, default 1.0
-        The hinge SVM's ``C`` with ``refit="svm"`` when the objective does not tune one
+        The hinge SVM's ``C`` with ``predictor="svm"`` when the objective does not tune one
         (Fischetti's LOO estimates); ignored otherwise, and for kernels that carry their own
         scale (``C = 1`` there).
-    refit : {"objective", "svm"}, default "objective"
+    refit : bool, str or callable, default True
+        As ``GridSearchCV``'s: True trains what predicts on all the data at the best setting;
+        False only tunes (``best_params_``, ``cv_results_``; no ``best_estimator_``, and
+        ``predict`` raises AttributeError); the metric's name (``scoring``, or "accuracy"
+        without one) is True; a callable ``cv_results_ -> index`` picks the setting instead
+        (per binary problem; ``best_score_`` and ``best_error_`` are then not set).
+    predictor : {"objective", "svm"}, default "objective"
         What predicts: the classifier the objective estimated (see above), or the hinge-loss
         SVM at the tuned parameters.
     multi_class : {"ovo", "ovr"}, default "ovo"
@@ -141,12 +145,19 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         estimate, or the mean fold ``scoring``).
     best_error_ : float, or ndarray (multi-class)
         The objective's value at ``best_params_`` (an error estimate, lower is better).
-    best_index_ : int or None
-        Index of the best setting in ``cv_results_`` (two classes).
+    best_index_ : int, or list of int (multi-class)
+        Index of ``best_params_`` in ``cv_results_``.
     cv_results_ : dict of arrays, or list of them (multi-class)
-        As ``GridSearchCV.cv_results_``: ``params``, ``param_<name>``, ``mean_test_score``,
-        ``std_test_score``, ``rank_test_score``, fit and score times, and with ``scoring``/
-        ``cv``/weights ``split<i>_test_score``; one entry per evaluated setting.
+        As ``GridSearchCV.cv_results_``, one entry per setting evaluated on all the data:
+        ``params``, ``param_<name>``, ``split<i>_test_score`` (k-fold objectives),
+        ``mean_test_score``, ``std_test_score``, ``rank_test_score`` (ties share the smallest
+        rank), ``mean/std_fit_time``, ``mean/std_score_time``. With the default pooled-error
+        ``KFoldCV`` the mean and std weigh the folds by their sizes (the mean is ``1 -`` the
+        objective's value); objectives without folds have no split columns and NaN where
+        nothing was measured (docs/tunedsvc.md).
+    cv_folds_ : list of (train, test) index arrays, or None; a list of them (multi-class)
+        The folds of the ``split<i>_test_score`` columns, as row indices into the ``X`` given
+        to ``fit`` (None for objectives without folds).
     best_estimator_ : svmtune.SVC or KernelExpansion, or a list of them (multi-class)
         What predicts, trained on all the (problem's) data at ``best_params_``: a
         :class:`svmtune.SVC` for the hinge SVM, else the objective's
@@ -187,7 +198,8 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         tuner: Tuner | None = None,
         kernel: KernelModel | None = None,
         C: float = 1.0,
-        refit: Literal["objective", "svm"] = "objective",
+        refit: Any = True,
+        predictor: Literal["objective", "svm"] = "objective",
         multi_class: Literal["ovo", "ovr"] = "ovo",
         probability: bool = False,
         random_state: int | np.random.RandomState | None = None,
@@ -201,6 +213,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         self.kernel = kernel
         self.C = C
         self.refit = refit
+        self.predictor = predictor
         self.multi_class = multi_class
         self.probability = probability
         self.random_state = random_state
@@ -208,6 +221,11 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         self.scoring = scoring
         self.cv = cv
         self.class_weight = class_weight
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # densified (svmtune._validation.densify)
+        return tags
 
     # -- options -----------------------------------------------------------------------------
     def set_params(self, **params: Any) -> TunedSVC:
@@ -240,8 +258,9 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     def _check_options(self) -> tuple[Objective, Tuner, KernelModel, float]:
         parts = self._parts()
         C = check_positive(self.C, name="C")
-        if self.refit not in ("objective", "svm"):
-            raise ValueError(f"refit must be 'objective' or 'svm'; got {self.refit!r}")
+        if self.predictor not in ("objective", "svm"):
+            raise ValueError(f"predictor must be 'objective' or 'svm'; got {self.predictor!r}")
+        check_refit(self.refit, self.scoring)
         if self.multi_class not in ("ovo", "ovr"):
             raise ValueError(f"multi_class must be 'ovo' or 'ovr'; got {self.multi_class!r}")
         if not isinstance(self.probability, bool | np.bool_):
@@ -252,17 +271,15 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     def fit(self, X: ArrayLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> TunedSVC:
         """Tune on ``(X, y)``, then train the final SVM(s) on all of it.
 
-        ``sample_weight`` multiplies each point's ``C`` (as scikit-learn's ``SVC.fit``) in the
-        cross-validation folds and the final SVM; it needs the k-fold objective."""
+        ``X`` may be a scipy.sparse matrix: it is densified (the same model as the dense array;
+        at most :data:`svmtune._validation.DENSIFY_LIMIT_BYTES`). ``sample_weight`` multiplies
+        each point's ``C`` (as scikit-learn's ``SVC.fit``) in the cross-validation folds and
+        the final SVM; it needs the k-fold objective. Weights are checked as scikit-learn's
+        ``SVC`` does: none negative, and some of positive weight in both classes of every
+        binary problem."""
         objective, tuner, kernel, C = self._check_options()
-        objective = weighted_objective(
-            objective,
-            scoring=self.scoring,
-            cv=self.cv,
-            class_weight=self.class_weight,
-            sample_weight=sample_weight is not None,
-        )
-        Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C")
+        Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C", accept_sparse=SPARSE)
+        Xc = densify(Xc)
         sw = _check_sample_weight(sample_weight, yv.shape[0])
         check_classification_targets(yv)
         classes, codes = np.unique(yv, return_inverse=True)
@@ -270,18 +287,21 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"TunedSVC needs at least two classes; y has only one class: {classes.tolist()!r}"
             )
+        class_weight = check_class_weight(self.class_weight, classes)
+        objective = weighted_objective(
+            objective,
+            scoring=self.scoring,
+            cv=self.cv,
+            class_weight=class_weight,
+            sample_weight=sw is not None,
+        )
         kernel._check_features(Xc.shape[1])
-        order = _canonical_order(Xc, codes)
-        Xs, cs, ys = Xc[order], codes[order], yv[order]
         k = classes.size
         problems = binary_problems(k, self.multi_class)
-        if isinstance(self.random_state, int | np.integer) and not isinstance(
-            self.random_state, bool
-        ):
-            seed = int(self.random_state)  # the very seed a hand-made tuning run would use
-        else:
-            seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        seeds = [seed] if k == 2 else [_child_seed(seed, p) for p in range(len(problems))]
+        check_positive_weights(class_weight, sw, codes, classes, problems)
+        order = _canonical_order(Xc, codes)
+        Xs, cs, ys = Xc[order], codes[order], yv[order]
+        seeds = problem_seeds(self.random_state, len(problems))
         from joblib import Parallel, delayed  # ~0.2 s to import: only when used
 
         fitted = Parallel(n_jobs=self.n_jobs)(
@@ -304,27 +324,9 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         self.problems_ = problems
         self._fitted = fitted
         self._multi_class = self.multi_class  # what predictions follow, whatever set_params does
-        names = [problem_name(classes, p) for p in problems]
-        traces = [f.result.trace.assign(problem=n) for f, n in zip(fitted, names, strict=True)]
-        self.trace_ = pd.concat(traces, ignore_index=True)
-        self.refit_time_ = float(sum(f.refit_s for f in fitted))
-        if k == 2:
-            only = fitted[0]
-            self.best_params_: Any = dict(only.result.best_params)
-            self.best_error_: Any = float(only.result.best_value)
-            self.best_estimator_: Any = only.estimator
-            self.tuning_result_: Any = only.result
-            self.cv_results_: Any = only.cv_results
-        else:
-            self.best_params_ = [dict(f.result.best_params) for f in fitted]
-            self.best_error_ = np.array([f.result.best_value for f in fitted])
-            self.best_estimator_ = [f.estimator for f in fitted]
-            self.tuning_result_ = [f.result for f in fitted]
-            self.cv_results_ = [f.cv_results for f in fitted]
-        self.best_score_: Any = 1.0 - self.best_error_
-        self.best_index_: Any = (
-            int(np.argmax(self.cv_results_["mean_test_score"])) if k == 2 else None
-        )
+        self._refit = bool(self.refit)  # a callable is truthy, False is not
+        for name, value in search_attributes(fitted, classes, problems, self.refit).items():
+            setattr(self, name, value)
         return self
 
     def _fit_problem(
@@ -340,7 +342,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         seed: int,
         classes: NDArray[Any],
         rows: tuple[NDArray[np.intp], NDArray[np.float64] | None],
-    ) -> _Fitted:
+    ) -> Fitted:
         neg, pos = problem
         mask = np.ones(codes.shape[0], dtype=bool) if neg is None else np.isin(codes, [neg, pos])
         Xp = X[mask]
@@ -355,58 +357,56 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         )
         if getattr(objective, "random_state", 0) is None:
             objective = _with(objective, random_state=seed)
-        n_min = int(min(np.sum(yb > 0), np.sum(yb < 0)))
-        if isinstance(objective, KFoldCV) and isinstance(objective.k, int) and 2 <= n_min:
-            if n_min < objective.k:  # as few folds as the smallest class allows
-                warnings.warn(
-                    f"the smaller class of a binary problem has {n_min} points, fewer than "
-                    f"{objective!r}'s k={objective.k}: it is tuned by {n_min}-fold CV",
-                    UserWarning,
-                    stacklevel=2,
-                )
-                objective = _with(objective, k=n_min)
+        objective = folds_for(objective, yb)  # as many as the smaller class allows
         try:
             warm_up_method(objective, tuner, kernel, Xp, yb)  # untimed, as Tuner.tune does
             bound = objective.bind(Xp, yb, kernel=kernel)
             result = tuner.tune_bound(bound, random_state=seed)
         except ValueError as exc:
             raise name_classes_in_error(exc, classes, problem, yb) from None
-        params = result.best_params
+        records = getattr(bound, "records", None)
+        folds = getattr(bound, "folds", None) if records else None
+        cv = cv_results(result.trace, records, folds)
+        folds = None if folds is None else fold_rows(folds, order[mask])
+        if callable(self.refit):
+            index = chosen_index(self.refit, cv)
+            params = dict(cv["params"][index])
+        else:
+            params = dict(result.best_params)
+            index = index_of(cv, params)
         t0 = time.perf_counter()
-        estimator: Any
-        weighted = isinstance(objective, ScoredCV)  # its own classifier carries the weights
-        if (self.refit == "svm" or objective.yields_svm) and not weighted:
-            estimator = SVC(
-                C=self._final_C(params, kernel, C),
-                kernel=kernel,
-                kernel_params=self._kp(params, kernel),
-            )
-            # two classes: the original labels, so best_estimator_ predicts them; else -1/+1
-            estimator.fit(Xp, yb if labels is None else labels[mask])
-        else:  # the classifier the objective estimated (trained on all the problem's data)
-            estimator = result.best_classifier
+        estimator: Any = None
         sigmoid = None
-        if self.probability:
-            sigmoid = out_of_fold_sigmoid(
-                estimator, Xp, yb, objective=objective, kernel=kernel, params=params, seed=seed
+        if self.refit:
+            estimator = final_estimator(
+                self.predictor,
+                bound,
+                result,
+                kernel,
+                C,
+                params,
+                Xp,
+                yb if labels is None else labels[mask],
             )
-        cv = cv_results(result.trace, getattr(bound, "records", None))
-        return _Fitted(result, estimator, sigmoid, time.perf_counter() - t0, cv)
-
-    @staticmethod
-    def _kp(params: dict[str, float], kernel: KernelModel) -> dict[str, float]:
-        return {n: float(params[n]) for n in kernel.space.names}
-
-    @staticmethod
-    def _final_C(params: dict[str, float], kernel: KernelModel, C: float) -> float:
-        if kernel.includes_scale:
-            return 1.0
-        return float(params["C"]) if "C" in params else C
+            if self.probability:
+                sigmoid = out_of_fold_sigmoid(
+                    estimator, Xp, yb, objective=objective, kernel=kernel, params=params, seed=seed
+                )
+        return Fitted(
+            result, estimator, sigmoid, time.perf_counter() - t0, cv, index, params, folds
+        )
 
     # -- prediction --------------------------------------------------------------------------
     def _binary_decisions(self, X: ArrayLike) -> NDArray[np.float64]:
         check_is_fitted(self)
-        Xc = validate_data(self, X, dtype=np.float64, order="C", reset=False)
+        if not self._refit:
+            raise AttributeError(
+                "This TunedSVC instance was initialized with `refit=False`. Predictions are "
+                "available only after refitting on the best parameters; refit an estimator "
+                "by hand at `best_params_`, or fit with refit=True"
+            )
+        Xc = validate_data(self, X, dtype=np.float64, order="C", reset=False, accept_sparse=SPARSE)
+        Xc = densify(Xc)
         return np.column_stack([f.estimator.decision_function(Xc) for f in self._fitted])
 
     def decision_function(self, X: ArrayLike) -> NDArray[np.float64]:

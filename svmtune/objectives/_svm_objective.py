@@ -11,9 +11,10 @@ those once.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from svmtune._validation import check_positive
 from svmtune.classifier import KernelExpansion, expansion_from_solution
@@ -108,3 +109,33 @@ class BoundSVMObjective(BoundObjective):
     def _expansion(self, params: Mapping[str, float], result: SMOResult) -> KernelExpansion:
         """The classifier of an SMO solution over all bound points."""
         return expansion_from_solution(self.kernel, params, self.X, self.y, result)
+
+    # -- per-fold records (k-fold objectives; TunedSVC's cv_results_ split columns) ---------
+    def _timed(self, fold: int, solver: SMO, *args: Any, **kwargs: Any) -> SMOResult:
+        """``solver.solve(*args, **kwargs)`` for fold ``fold``, timed (its fit seconds)."""
+        t0 = time.perf_counter()
+        res = solver.solve(*args, **kwargs)
+        t1 = time.perf_counter()
+        self._fold_clock()[fold] = [t1 - t0, t1]  # fit seconds, and when scoring starts
+        return res
+
+    def _fold_scored(self, fold: int) -> None:
+        """Fold ``fold``'s validation decisions and score are done: their seconds."""
+        clock = self._fold_clock()[fold]
+        clock[1] = time.perf_counter() - clock[1]
+
+    def _fold_clock(self) -> dict[int, list[float]]:
+        clock: dict[int, list[float]] = self.__dict__.setdefault("_fold_seconds", {})
+        return clock
+
+    def _record_folds(self, params: Mapping[str, float], errors: list[int]) -> None:
+        """Keep one record of an evaluation's folds (those solved, in order): ``params``,
+        each fold's validation errors and its (fit, score) seconds, in ``records``."""
+        clock = self._fold_clock()
+        self.__dict__.setdefault("records", []).append(
+            {
+                "params": dict(params),
+                "errors": list(errors),
+                "seconds": [tuple(clock[f]) for f in range(len(errors))],
+            }
+        )

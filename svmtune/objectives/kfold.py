@@ -229,7 +229,7 @@ class _BoundKFoldCV(BoundSVMObjective):
         y = self.y
         alpha0 = None if seed is None else feasible_start(seed, y, C, active=tr)
         if rows is not None:
-            res = self._row_solver().solve(y, C=C, gram=rows, active=tr, alpha0=alpha0)
+            res = self._timed(f, self._row_solver(), y, C=C, gram=rows, active=tr, alpha0=alpha0)
             sv = np.flatnonzero(res.alpha)
             before = rows.kernel_evals
             Kv = np.ascontiguousarray(rows.rows_of(sv)[:, va].T)
@@ -237,7 +237,7 @@ class _BoundKFoldCV(BoundSVMObjective):
             tol = decision_tolerance(np.abs(Kv) @ res.alpha[sv] + abs(res.b), sv.size + 1)
             extra = rows.kernel_evals - before
         elif K is not None:
-            res = self.solver.solve(y, C=C, gram=K, active=tr, alpha0=alpha0)
+            res = self._timed(f, self.solver, y, C=C, gram=K, active=tr, alpha0=alpha0)
             # Validation decisions from the Gram rows in memory (no kernel pass), summed
             # directly so that their round-off is bounded (decision_tolerance).
             sv = np.flatnonzero(res.alpha)
@@ -246,7 +246,9 @@ class _BoundKFoldCV(BoundSVMObjective):
             tol = decision_tolerance(np.abs(Kv) @ res.alpha[sv] + abs(res.b), sv.size + 1)
             extra = 0
         else:
-            sub = self.solver.solve(
+            sub = self._timed(
+                f,
+                self.solver,
                 y[tr],
                 C=C,
                 kernel=self.kernel,
@@ -271,6 +273,7 @@ class _BoundKFoldCV(BoundSVMObjective):
             extra = int(va.size * clf.vectors.shape[0])
         # A decision within round-off of zero is a tie (+1, as predict says), whatever its sign.
         errors = int(np.count_nonzero(labels_from_decisions(dec, tol) != y[va]))
+        self._fold_scored(f)
         return res, errors, extra
 
     def _gram(self, kp: dict[str, float]) -> tuple[NDArray[np.float64] | None, int]:
@@ -399,6 +402,7 @@ class _BoundKFoldCV(BoundSVMObjective):
             converged = converged and res.converged
             self._seeds[f].append((point, res.alpha))
         done = len(results)
+        self._record_folds(params, [err for _, err, _ in results])  # TunedSVC's split scores
         info = {
             "errors": errors,
             "mean_support_vectors": n_sv / done,

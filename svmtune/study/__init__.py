@@ -58,6 +58,7 @@ _EXPORTS: dict[str, str] = {
     "search_boxes": "svmtune.study.verdict._report",
     "split_seed": "svmtune.study.run._data",
     "stop_local_workers": "svmtune.study.run._runner",
+    "watched_workers": "svmtune.study.run._workers",
     "summary_by_method": "svmtune.study.store._results",
     "summary_long": "svmtune.study.store._results",
     "study_intro": "svmtune.study.run._start",
@@ -105,6 +106,7 @@ __all__ = [
     "search_boxes",
     "split_seed",
     "stop_local_workers",
+    "watched_workers",
     "summary_by_method",
     "summary_long",
     "study_intro",
@@ -124,6 +126,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.study.run._peer import PeerMethod
     from svmtune.study.run._runner import claim_cells, stop_local_workers
     from svmtune.study.run._start import add_left_out_to_report, left_out_lines, study_intro
+    from svmtune.study.run._workers import watched_workers
     from svmtune.study.store._claim_times import STALE_AFTER_S
     from svmtune.study.store._claims import new_worker_id
     from svmtune.study.store._data_prints import DataChangedError

@@ -187,3 +187,90 @@ def test_ctrl_c_gives_back_the_claims_and_leaves_the_cells_in_the_db_file(tmp_pa
         statuses = [r[0] for r in conn.execute("SELECT status FROM cells")]
     assert statuses and set(statuses) == {"ok"}  # stored cells, no claim left behind
     assert len(statuses) == count_cells(db) < N_CELLS
+
+
+def _session(sid: int) -> list[psutil.Process]:
+    """The live processes of session ``sid`` (a killed run's workers keep its session)."""
+    out = []
+    for p in psutil.process_iter(["pid"]):
+        try:
+            if os.getsid(p.pid) == sid and p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p)
+        except (ProcessLookupError, psutil.Error, PermissionError):
+            continue
+    return out
+
+
+def _workers(pid: int) -> int:
+    """How many loky worker processes (not its resource tracker) ``pid`` has started."""
+    try:
+        kids = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return 0
+    n = 0
+    for k in kids:
+        try:
+            n += "popen_loky" in " ".join(k.cmdline())
+        except psutil.Error:
+            pass
+    return n
+
+
+def _report_started(out) -> bool:
+    return out.exists() and any(out.iterdir())
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="sessions and SIGKILL as on Linux")
+@pytest.mark.parametrize(
+    "moment, delay",
+    [("start-up", 0.0), ("start-up", 0.3), ("start-up", 1.0), ("cells", 0.0), ("report", 0.0)],
+)
+def test_sigkill_at_any_moment_leaves_no_worker_behind(tmp_path, moment, delay):
+    """``svmtune run --n-jobs 2`` killed (SIGKILL) ``delay`` seconds after its first worker
+    process starts, while its workers run cells, or while it writes the report: every process it
+    started (loky workers, resource trackers) is gone within 10 s. The run gets a session of
+    its own, so that a worker it started a moment before the kill is counted too. (Before,
+    workers killed at start-up idled on for minutes.)"""
+    path = tmp_path / "killme.py"
+    path.write_text(STUDY_FILE)
+    db = tmp_path / "killed.db"
+    out = tmp_path / "out"
+    cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", f"sqlite:///{db}"]
+    cmd += ["--n-jobs", "2", "--no-progress", "--output", str(out)]
+    env = {**os.environ, "KILLME_SECONDS": "0.25" if moment == "cells" else "0"}
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        start_new_session=True,
+    )
+    ready = {
+        "start-up": lambda: _workers(proc.pid) >= 1,  # the first worker is starting
+        "cells": lambda: count_cells(db) >= 2,
+        "report": lambda: _report_started(out),
+    }[moment]
+    try:
+        deadline = time.monotonic() + 120
+        while not ready():
+            assert proc.poll() is None, f"the run ended before the {moment} kill"
+            assert time.monotonic() < deadline, f"no {moment} moment within 120 s"
+            time.sleep(0.005)
+        time.sleep(delay)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        killed_at = time.monotonic()
+        left = _session(proc.pid)
+        while left and time.monotonic() - killed_at < 10.0:
+            time.sleep(0.1)
+            left = _session(proc.pid)
+        assert left == [], [(p.pid, " ".join(p.cmdline())[:120]) for p in left]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for p in _session(proc.pid):  # never leave the machine littered, even on failure
+            try:
+                p.kill()
+            except psutil.Error:
+                pass

@@ -24,6 +24,7 @@ from typing import Any
 from svmtune.study.run._cell import CellTask, run_payload
 from svmtune.study.run._data import data_prints
 from svmtune.study.run._start import first_result_note, starting_note
+from svmtune.study.run._workers import watched_backend
 from svmtune.study.store._claim_times import HEARTBEAT_S, STALE_AFTER_S
 from svmtune.study.store._claims import new_worker_id
 from svmtune.study.store._data_prints import register_with_data
@@ -377,10 +378,13 @@ def execute(
             fn, args, kwargs = call
             yield fn(*args, **kwargs)
         return
-    local = _local_processes()
+    backend = watched_backend()  # local workers exit with this process, even after kill -9
+    local = backend is not None
     if local:
-        _fill_compile_cache(n_jobs, announce=announce)
-    parallel = Parallel(n_jobs=n_jobs, return_as="generator_unordered", batch_size=1)
+        _fill_compile_cache(n_jobs, announce=announce, backend=backend)
+    parallel = Parallel(
+        n_jobs=n_jobs, return_as="generator_unordered", batch_size=1, backend=backend
+    )
     if report_next and local:
         from svmtune.study.figures._figure_code import load_figure_code_soon
 
@@ -391,15 +395,6 @@ def execute(
     for rec in parallel(calls):
         if rec is not None:
             yield rec
-
-
-def _local_processes() -> bool:
-    """Whether joblib runs the cells in local worker processes (its loky backend), not on a
-    dask cluster or in threads."""
-    from joblib.parallel import get_active_backend
-
-    backend, _ = get_active_backend()
-    return "loky" in type(backend).__name__.lower()
 
 
 def stop_local_workers() -> None:
@@ -420,7 +415,7 @@ def stop_local_workers() -> None:
 
 
 def _fill_compile_cache(
-    n_jobs: int | None, *, announce: Callable[[str], object] | None = None
+    n_jobs: int | None, *, announce: Callable[[str], object] | None = None, backend: Any = None
 ) -> None:
     """Compile the solvers' loops in the local worker processes, once, before the cells start.
 
@@ -440,4 +435,6 @@ def _fill_compile_cache(
     from joblib import Parallel, delayed
 
     shares = [{"exact": False, "kernel_sums": False}, {"smo": False}]
-    Parallel(n_jobs=n_jobs, batch_size=1)(delayed(warm_up)(**share) for share in shares)
+    Parallel(n_jobs=n_jobs, batch_size=1, backend=backend)(
+        delayed(warm_up)(**share) for share in shares
+    )
