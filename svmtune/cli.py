@@ -172,6 +172,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         objectives=objectives,
         n_jobs=draw_jobs,
         baseline=study.baseline,
+        formats=args.format,
     )
     paths.update(extra_figures(figures, study, outdir))
     add_left_out_to_report(outdir / "report.md", study.left_out)
@@ -247,7 +248,13 @@ def _cmd_report(args: argparse.Namespace) -> int:
     missing = missing_cells(expected, results, snap.running)
     outdir = Path(args.output) if args.output else Path("results") / name
     paths = write_report(
-        results, traces, outdir, methods=methods, objectives=objectives, baseline=baseline
+        results,
+        traces,
+        outdir,
+        methods=methods,
+        objectives=objectives,
+        baseline=baseline,
+        formats=args.format,
     )
     if study is not None:
         paths.update(extra_figures(figures, study, outdir))
@@ -256,6 +263,16 @@ def _cmd_report(args: argparse.Namespace) -> int:
         add_left_out_to_report(outdir / "report.md", study.left_out)
     _print_report(name, url, results, paths, methods, snap.running, missing)
     return 0
+
+
+def _format_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format",
+        default="png,pdf",
+        metavar="FORMATS",
+        help="files of each figure, comma-separated, of pdf (fonts embedded), png and svg "
+        "(default: png,pdf; report.md shows the PNG, else the SVG)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -313,6 +330,7 @@ def build_parser() -> argparse.ArgumentParser:
         "and run them again (without this, such a run is refused)",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _format_option(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser(
@@ -323,6 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--storage", help="SQLAlchemy URL of the study database")
     p.add_argument("--study", help="the study's name, when the database holds several")
     p.add_argument("--output", help="directory of the table and plots (default: results/<study>)")
+    _format_option(p)
     p.set_defaults(func=_cmd_report)
     return parser
 

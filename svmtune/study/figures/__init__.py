@@ -17,7 +17,7 @@ _VERDICT_PLOTS = "svmtune.study.figures._verdict_plots"
 #: Public name -> module that defines it.
 _EXPORTS: dict[str, str] = {
     "TIME_LABELS": _PLOTS,
-    "plot_best_so_far": _PLOTS,
+    "plot_best_so_far": "svmtune.study.figures._best_so_far",
     "plot_error_vs_time": _PLOTS,
     "plot_parameter_curves": "svmtune.study.figures._parameter_curves",
     "save_plots": _PLOTS,
@@ -42,10 +42,10 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from svmtune.study.figures._best_so_far import plot_best_so_far
     from svmtune.study.figures._parameter_curves import plot_parameter_curves
     from svmtune.study.figures._plots import (
         TIME_LABELS,
-        plot_best_so_far,
         plot_error_vs_time,
         save_plots,
     )

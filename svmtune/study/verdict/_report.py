@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from svmtune.study.store._results import summary_by_method, summary_long
+from svmtune.study.store._results import summary_by_method, summary_long, with_units
 
 __all__ = ["objective_labels", "search_boxes", "write_report"]
 
@@ -90,6 +90,7 @@ def write_report(
     objectives: Mapping[str, str] | None = None,
     n_jobs: int = 1,
     baseline: str | None = None,
+    formats: str | Sequence[str] = ("png", "pdf"),
 ) -> dict[str, Path]:
     """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv``, ``boxes.csv`` (the
     box each method searched, :func:`search_boxes`), the plots of
@@ -122,6 +123,9 @@ def write_report(
         The study's pre-planned baseline (``Study(baseline=...)``): report.md tests every
         method against it. Default: the best-ranked method, and report.md says it was chosen
         after seeing the data.
+    formats : str or sequence of str, default ("png", "pdf")
+        The files of each figure: any of ``"pdf"`` (fonts embedded), ``"png"`` and ``"svg"``,
+        as a list or one string (``"pdf,png"``); report.md embeds the PNG (else the SVG).
 
     Returns
     -------
@@ -130,6 +134,9 @@ def write_report(
         ``"summary_by_method"``, then one per plot).
     """
     _check_methods(results, methods)
+    from svmtune.study.figures._output import check_formats
+
+    formats = check_formats(formats)
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
@@ -137,7 +144,7 @@ def write_report(
     for col in ("best_params", "box"):
         if col in flat.columns:
             flat[col] = [None if p is None else json.dumps(p, sort_keys=True) for p in flat[col]]
-    flat.to_csv(out / "results.csv", index=False)
+    with_units(flat).to_csv(out / "results.csv", index=False)
     paths["results"] = out / "results.csv"
     summary_long(results, methods=methods).to_csv(out / "summary.csv", index=False)
     paths["summary"] = out / "summary.csv"
@@ -149,7 +156,7 @@ def write_report(
     # The plots and the verdict are redrawn only when what they show changed (a rerun of a
     # fully stored study redraws nothing): their inputs' fingerprint is kept beside them.
     stamp = out / ".plots.json"
-    key = _plots_fingerprint(flat, traces, methods, objectives, baseline)
+    key = _plots_fingerprint(flat, traces, methods, objectives, baseline, formats)
     try:
         old = json.loads(stamp.read_text())
     except (OSError, ValueError):
@@ -169,9 +176,15 @@ def write_report(
         stamp.unlink(missing_ok=True)
         # the study's plots, then the verdict: report.md, comparison.csv, CD diagram, anytime
         # profiles, ECDF; with n_jobs != 1 drawn in two processes (largest first, to the free one)
-        plots = plot_jobs(results, traces, methods=methods, objectives=objectives)
+        plots = plot_jobs(results, traces, methods=methods, objectives=objectives, formats=formats)
         verdict = verdict_jobs(
-            results, traces, name=_study_name(results, out), methods=methods, baseline=baseline
+            results,
+            traces,
+            name=_study_name(results, out),
+            methods=methods,
+            baseline=baseline,
+            formats=formats,
+            objectives=objectives,
         )
         # report.md embeds every figure: the study's plots too, not only the verdict's
         text = verdict[0]
@@ -208,6 +221,7 @@ def _plots_fingerprint(
     methods: Sequence[str] | None,
     objectives: Mapping[str, str] | None,
     baseline: str | None = None,
+    formats: Sequence[str] = (),
 ) -> str:
     """A hash of everything the plots and the verdict show, and of the code that draws them."""
     import hashlib
@@ -217,10 +231,16 @@ def _plots_fingerprint(
     h.update(flat.to_csv(index=False).encode())
     h.update(traces.to_csv(index=False).encode())
     h.update(json.dumps([list(methods or []), dict(objectives or {})], default=str).encode())
-    h.update(repr(baseline).encode())
+    h.update(repr((baseline, tuple(formats))).encode())
     for module in (
         "svmtune.study.figures._plots",
         "svmtune.study.figures._verdict_plots",
+        "svmtune.study.figures._best_so_far",
+        "svmtune.study.figures._cd_diagram",
+        "svmtune.study.figures._output",
+        "svmtune.study.figures._palette",
+        "svmtune.study.figures._small_multiples",
+        "svmtune.study.verdict._latex",
         "svmtune.study.verdict._verdict",
         "svmtune.study.figures._figure_jobs",
         "svmtune.study.verdict._compare",

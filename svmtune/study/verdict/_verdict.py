@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,8 +11,10 @@ import pandas as pd
 
 from svmtune.study.figures._figure_jobs import ReportJob, run_jobs
 from svmtune.study.figures._figure_section import figure_section
+from svmtune.study.store._results import with_units
 from svmtune.study.verdict._bayes import ROPE
 from svmtune.study.verdict._compare import Comparison, compare
+from svmtune.study.verdict._latex import write_latex_tables
 
 __all__ = ["OTHER_FOLDS", "markdown_table", "noise_floor", "write_verdict"]
 
@@ -313,9 +315,10 @@ class VerdictText:
     methods: Sequence[str] | None = None
     baseline: str | None = None
     figures: tuple[str, ...] = ()
-    dpi: int = 130
+    dpi: int = 200
     cost: float = 3.0
     planned: bool = False  # the baseline was named by the study before it ran
+    formats: tuple[str, ...] = ("png", "pdf")  # the figures' files (the first embedded)
 
     def __call__(self, outdir: Path) -> dict[str, Path]:
         from svmtune.study.figures._verdict_plots import verdict_plot_jobs
@@ -342,14 +345,20 @@ class VerdictText:
         if comparison is not None and absent:
             comparison.left_out.insert(0, f"methods with no stored cell yet: {', '.join(absent)}")
         if comparison is not None:
-            comparison.summary().to_csv(out / "comparison.csv")
+            with_units(comparison.summary()).to_csv(out / "comparison.csv")
             paths["comparison"] = out / "comparison.csv"
+            paths.update(write_latex_tables(comparison, out, methods=methods))
         if comparison is not None and comparison.has_rank_tests:  # a CD diagram needs its test
             empty = self.traces.iloc[:0]  # the CD diagram only: the others are other jobs
-            for job in verdict_plot_jobs(comparison, empty, methods=methods, dpi=self.dpi):
+            cd_jobs = verdict_plot_jobs(
+                comparison, empty, methods=methods, dpi=self.dpi, formats=self.formats
+            )
+            for job in cd_jobs:
                 paths.update(job(out))
-        figures = {k: p for k, p in paths.items() if k != "comparison"}
+        figures = {k: p for k, p in paths.items() if p.suffix not in (".csv", ".tex")}
         figures.update({Path(f).stem: out / f for f in self.figures})
+        for stem in (Path(f).stem for f in self.figures):  # its other formats, linked
+            figures.update({f"{stem}.{e}": out / f"{stem}.{e}" for e in self.formats[1:]})
         (out / "report.md").write_text(
             _report_text(self.name, results, comparison, why_not, figures, planned=planned),
             encoding="utf-8",
@@ -365,14 +374,20 @@ def verdict_jobs(
     name: str = "study",
     methods: Sequence[str] | None = None,
     baseline: str | None = None,
-    dpi: int = 130,
+    dpi: int = 200,
+    formats: str | Sequence[str] = ("png", "pdf"),
+    objectives: Mapping[str, str] | None = None,
 ) -> list[ReportJob]:
     """What :func:`write_verdict` writes, as report jobs: :class:`VerdictText` (comparison,
     CD diagram, ``report.md``) and one figure job per anytime figure (:func:`svmtune.study.
     _figure_jobs.run_jobs` runs them, in one process or two)."""
+    from svmtune.study.figures._output import check_formats
     from svmtune.study.figures._verdict_plots import verdict_plot_jobs
 
-    figures = verdict_plot_jobs(None, traces, methods=methods, dpi=dpi)
+    formats = check_formats(formats)
+    figures = verdict_plot_jobs(
+        None, traces, methods=methods, dpi=dpi, formats=formats, objectives=objectives
+    )
     k = len(methods) if methods is not None else results.get("method", pd.Series()).nunique()
     text = VerdictText(
         results,
@@ -384,6 +399,7 @@ def verdict_jobs(
         dpi=dpi,
         cost=2.0 + k / 4,
         planned=baseline is not None,
+        formats=formats,
     )
     return [text, *figures]
 
