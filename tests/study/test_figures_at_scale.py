@@ -15,9 +15,10 @@ from matplotlib.text import Text
 from svmtune.study import compare
 from svmtune.study.figures._best_so_far import plot_best_so_far
 from svmtune.study.figures._cd_diagram import plot_cd_diagram
-from svmtune.study.figures._output import MIN_FONT_PT, PRINT_WIDTH, save_figure
+from svmtune.study.figures._output import MIN_FONT_PT, PRINT_WIDTH
 from svmtune.study.figures._palette import method_styles
 from svmtune.study.figures._plots import plot_error_vs_time, plot_jobs
+from svmtune.study.figures._save import save_figure
 from svmtune.study.figures._verdict_plots import (
     plot_anytime,
     plot_ecdf,

@@ -9,23 +9,23 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from svmtune.study.figures._output import legible
-from svmtune.study.figures._palette import method_styles
-from svmtune.study.figures._plots import (
-    _TIME_FLOOR,
+from svmtune.study.figures._axes import (
     NO_FULL,
+    TIME_FLOOR,
     TIME_LABELS,
-    _log_time_axis,
+    log_time_axis,
     shared_legend,
     wrapped,
 )
+from svmtune.study.figures._output import legible
+from svmtune.study.figures._palette import method_styles
 from svmtune.study.figures._small_multiples import bottom_xlabels, family_grid, method_families
 from svmtune.study.run._fidelity import best_so_far
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with this module
     from matplotlib.figure import Figure
 
-__all__ = ["best_so_far_panels", "plot_best_so_far"]
+__all__ = ["plot_best_so_far"]
 
 
 def _best_so_far_at(times: np.ndarray, best: np.ndarray, grid: np.ndarray) -> np.ndarray:
@@ -110,7 +110,7 @@ def plot_best_so_far(
     )
     axes = [grid_axes[p] for p in panels]
     tr = traces.copy()
-    tr[time] = np.maximum(tr[time].astype(float), _TIME_FLOOR)
+    tr[time] = np.maximum(tr[time].astype(float), TIME_FLOOR)
     if "value" in tr.columns:
         tr["best_value"] = best_so_far(tr)
     tr["best_value"] = tr["best_value"].astype(float).replace([np.inf, -np.inf], np.nan)
@@ -149,7 +149,7 @@ def plot_best_so_far(
             ax.plot(grid, 100 * mean, color=styles[m]["color"], ls=styles[m]["ls"], lw=1.4, label=m)
         ax.set_xscale("log")
         ax.set_xlim(right=tmax * 1.3)
-        _log_time_axis(ax)
+        log_time_axis(ax)
         ax.set_title(f"{d}: {o}", fontsize=8)
         ax.grid(True, alpha=0.3)
     bottom_xlabels(axes, TIME_LABELS.get(time, f"{time} [s]").replace(" of the tuning run", ""))

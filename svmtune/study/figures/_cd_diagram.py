@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from svmtune.study.figures._axes import wrapped
 from svmtune.study.figures._output import MIN_FONT_PT, PRINT_WIDTH, legible
 from svmtune.study.figures._palette import method_styles
-from svmtune.study.figures._plots import wrapped
 from svmtune.study.verdict._compare import Comparison
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with this module

@@ -36,7 +36,7 @@ class ReportJob(Protocol):
 class FigureJob:
     """One figure: ``draw()`` builds it, calling the job saves it as ``outdir / name`` and in
     each further format of ``also`` (file suffixes such as ``"pdf"``: the same figure, drawn
-    once, :func:`~svmtune.study.figures._output.save_figure`).
+    once, :func:`~svmtune.study.figures._save.save_figure`).
 
     ``cost`` is a relative estimate of its drawing time (roughly one unit per panel, as ticks
     and labels dominate); only the order of the jobs' costs matters (:func:`by_cost`).
@@ -49,7 +49,7 @@ class FigureJob:
     also: tuple[str, ...] = ()
 
     def __call__(self, outdir: Path) -> dict[str, Path]:
-        from svmtune.study.figures._output import save_figure
+        from svmtune.study.figures._save import save_figure
 
         path = Path(outdir) / self.name
         fig = self.draw()

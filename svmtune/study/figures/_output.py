@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
 from svmtune.study.figures._figure_jobs import FigureJob
+from svmtune.study.figures._save import save_figure
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -89,20 +89,6 @@ def figure_job(
     ``report.md`` embeds is the job's name, :func:`check_formats`)."""
     first, *rest = check_formats(formats)
     return FigureJob(f"{stem}.{first}", draw, dpi, cost, also=tuple(rest))
-
-
-def save_figure(fig: Figure, path: str | Path, *, dpi: int) -> Path:
-    """Save ``fig`` as ``path`` in the format its suffix names: a PDF with its fonts embedded
-    as TrueType (``pdf.fonttype`` 42, which journals require), an SVG with text as paths, a
-    PNG at ``dpi``; no creation date is written, so the same figure gives the same file."""
-    import matplotlib
-
-    p = Path(path)
-    ext = p.suffix.lstrip(".").lower()
-    metadata = {"pdf": {"CreationDate": None}, "svg": {"Date": None}}.get(ext)
-    with matplotlib.rc_context({"pdf.fonttype": 42, "ps.fonttype": 42, "svg.hashsalt": "svmtune"}):
-        fig.savefig(p, dpi=dpi, metadata=metadata)
-    return p
 
 
 def legible(fig: Figure, *, size: float = MIN_FONT_PT) -> Figure:

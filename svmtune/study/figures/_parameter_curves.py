@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from svmtune.study.figures._axes import panel_grid
 from svmtune.study.figures._output import legible
-from svmtune.study.figures._plots import panel_grid
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with this module
     from matplotlib.figure import Figure

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import math
-import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -20,11 +19,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from svmtune.study.figures._axes import (
+    TIME_FLOOR,
+    TIME_LABELS,
+    log_time_axis,
+    panel_grid,
+    shared_legend,
+    wrapped,
+)
+from svmtune.study.figures._best_so_far import best_so_far_panels, plot_best_so_far
 from svmtune.study.figures._figure_jobs import FigureJob, run_jobs
 from svmtune.study.figures._output import (
     DEFAULT_FORMATS,
     DPI,
-    MIN_FONT_PT,
     PRINT_WIDTH,
     figure_job,
     legible,
@@ -32,7 +39,7 @@ from svmtune.study.figures._output import (
     pages,
 )
 from svmtune.study.figures._palette import method_styles
-from svmtune.study.figures._small_multiples import bottom_xlabels, small_multiples
+from svmtune.study.figures._small_multiples import bottom_xlabels
 from svmtune.study.store._results import method_means, pareto_mask
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with this module
@@ -45,96 +52,10 @@ __all__ = [
     "save_plots",
 ]
 
-#: Axis labels of the time columns.
-TIME_LABELS = {
-    "cpu_s": "CPU time per tuning run [s]",
-    "wall_s": "wall-clock time per tuning run [s]",
-    "cum_cpu_s": "elapsed CPU time of the tuning run [s]",
-    "cum_wall_s": "elapsed wall-clock time of the tuning run [s]",
-}
-
-_TIME_FLOOR = 1e-4  # seconds; a time shown on a log axis is at least this
-#: Legend note of a method with no evaluation at full fidelity in a panel.
-NO_FULL = "no evaluation on all the training data"
-
-
-def shared_legend(fig: Figure, axes: list[Axes]) -> None:
-    """One legend below the panels (outside every axes: it covers no data) with every label
-    that any panel shows, once each, in as many columns as fit the figure's width."""
-    if not axes:
-        return
-    handles: list[Any] = []
-    labels: list[str] = []
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
-            if lab not in labels:
-                handles.append(h)
-                labels.append(lab)
-    if not labels:
-        return
-    # a 7-pt character is about 0.06 inch wide; the handle and the gaps about 0.6 inch
-    longest = max(len(lab) for lab in labels)
-    fit = int(fig.get_figwidth() / (0.6 + 0.062 * longest))
-    fig.legend(
-        handles,
-        labels,
-        loc="outside lower center",
-        ncols=max(1, min(fit, len(labels), 5)),
-        fontsize=MIN_FONT_PT,
-        handlelength=2.6,
-    )
-
-
-def wrapped(text: str, fig: Figure, *, size: float = 8.0) -> str:
-    """``text`` wrapped to the width of ``fig`` at ``size`` points (about 0.5 em a
-    character), each line kept."""
-    width = max(30, int(fig.get_figwidth() * 72 / (0.52 * size)))
-    return "\n".join(textwrap.fill(line, width) for line in text.split("\n"))
-
-
-def panel_grid(n: int, *, height: float = 1.9) -> tuple[Figure, list[Axes]]:
-    """A figure at print width of ``n`` panels, three to a row (two for four)."""
-    ncols = 2 if n == 4 else min(3, max(n, 1))
-    nrows = max(1, math.ceil(n / ncols))
-    fig, axes = small_multiples(nrows, ncols, height=height + (0.6 if ncols < 3 else 0.0))
-    for ax in axes[n:]:
-        ax.set_visible(False)
-    return fig, axes[:n]
-
-
-def log_minor_ticks(ax: Axes) -> None:
-    """Minor ticks of a log x axis: every integer multiple (2..9) per decade on a short range,
-    only 2 and 5 on one of more than 2.5 decades (where eight per decade crowd, and each tick
-    costs its share of the figure's drawing time), none beyond 8 decades (as matplotlib)."""
-    from matplotlib.ticker import LogLocator, NullLocator
-
-    lo, hi = ax.get_xlim()
-    decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
-    if decades > 8:
-        ax.xaxis.set_minor_locator(NullLocator())
-    elif decades > 2.5:
-        ax.xaxis.set_minor_locator(LogLocator(base=10.0, subs=(2.0, 5.0)))
-
-
-def _log_time_axis(ax: Axes) -> None:
-    """Log x axis with plain-number tick labels (1, 2, 5 per decade when the range is short)."""
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    ax.set_xscale("log")
-    lo, hi = ax.get_xlim()
-    decades = math.log10(hi / lo) if lo > 0 and hi > lo else 1.0
-    # 1, 2, 5 labelled per decade on a short range only: on a narrow panel over 1.5 decades
-    # they run together ("0.0050.01")
-    subs = (1.0, 2.0, 5.0) if decades <= 1.5 else (1.0,)
-    ax.xaxis.set_major_locator(LogLocator(base=10.0, subs=subs))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    log_minor_ticks(ax)
-
 
 def _ok_cells(results: pd.DataFrame, time: str) -> pd.DataFrame:
     ok = results[results["status"] == "ok"].copy()
-    ok[time] = np.maximum(ok[time].astype(float), _TIME_FLOOR)
+    ok[time] = np.maximum(ok[time].astype(float), TIME_FLOOR)
     return ok
 
 
@@ -166,7 +87,7 @@ def _draw_error_time(
             continue
         row = means.loc[m]
         ax.errorbar(
-            max(float(row[time]), _TIME_FLOOR),
+            max(float(row[time]), TIME_FLOOR),
             100 * row["test_error"],
             yerr=100 * row["test_error_sd"],
             fmt=styles[m]["marker"],
@@ -181,7 +102,7 @@ def _draw_error_time(
         )
     present = [m for m in methods if m in means.index]
     if present:
-        x = np.maximum(means.loc[present, time].to_numpy(float), _TIME_FLOOR)
+        x = np.maximum(means.loc[present, time].to_numpy(float), TIME_FLOOR)
         y = 100 * means.loc[present, "test_error"].to_numpy(float)
         front = pareto_mask(x, y)
         order = np.argsort(x[front])
@@ -197,7 +118,7 @@ def _draw_error_time(
             zorder=4,
             label="Pareto front (of the means)",
         )
-    _log_time_axis(ax)
+    log_time_axis(ax)
     ax.grid(True, which="major", alpha=0.3)
 
 
@@ -291,8 +212,6 @@ def plot_jobs(
     """The standard plots of a study as figure jobs (:class:`FigureJob`: draw, save in each
     of ``formats``, cost by panels), in the order :func:`save_plots` writes them; nothing is
     drawn yet. A per-data-set figure of more than 12 panels is one job per page."""
-    from svmtune.study.figures._best_so_far import best_so_far_panels, plot_best_so_far
-
     jobs: list[FigureJob] = []
     ok = results[results["status"] == "ok"] if len(results) else results
     job = functools.partial(figure_job, formats=formats, dpi=dpi)

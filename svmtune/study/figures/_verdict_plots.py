@@ -16,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from svmtune.study.figures._cd_diagram import plot_cd_diagram, readable
+from svmtune.study.figures._axes import (
+    NO_FULL,
+    log_minor_ticks,
+    panel_grid,
+    shared_legend,
+    wrapped,
+)
+from svmtune.study.figures._cd_diagram import plot_cd_diagram
 from svmtune.study.figures._figure_jobs import FigureJob, run_jobs
 from svmtune.study.figures._figure_section import cd_diagram_drawn
 from svmtune.study.figures._output import (
@@ -30,13 +37,6 @@ from svmtune.study.figures._output import (
     pages,
 )
 from svmtune.study.figures._palette import method_styles
-from svmtune.study.figures._plots import (
-    NO_FULL,
-    log_minor_ticks,
-    panel_grid,
-    shared_legend,
-    wrapped,
-)
 from svmtune.study.figures._small_multiples import bottom_xlabels, family_grid, method_families
 from svmtune.study.verdict._compare import Comparison
 from svmtune.study.verdict._profiles import (
@@ -55,7 +55,6 @@ if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with thi
 
 __all__ = [
     "plot_anytime",
-    "readable",
     "plot_cd_diagram",
     "plot_ecdf",
     "plot_normalized_profile",

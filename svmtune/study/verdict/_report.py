@@ -238,6 +238,8 @@ def _plots_fingerprint(
         "svmtune.study.figures._best_so_far",
         "svmtune.study.figures._cd_diagram",
         "svmtune.study.figures._output",
+        "svmtune.study.figures._axes",
+        "svmtune.study.figures._save",
         "svmtune.study.figures._palette",
         "svmtune.study.figures._small_multiples",
         "svmtune.study.verdict._latex",
