@@ -10,7 +10,8 @@ per data set, the critical-difference diagram), each as PDF and PNG.
 
 The figures drawn from the traces (best-so-far, anytime, ECDF, normalized score) need the
 database: the next full run (``svmtune run studies/benchmark.py --output docs/benchmark``)
-redraws them; the ones already in the folder are kept as they are.
+redraws them. ``anytime_normalized.png`` and ``ecdf.png`` (README shows the latter), when in the
+folder, are kept and linked from ``report.md`` as the last full run's.
 
     python studies/benchmark_redraw.py                       # docs/benchmark in place
     python studies/benchmark_redraw.py --output /tmp/bench --format pdf,svg
@@ -39,6 +40,32 @@ def read_cells(path: Path) -> pd.DataFrame:
     return cells
 
 
+def keep_trace_figures(outdir: Path, paths: dict[str, Path]) -> list[str]:
+    """Link into ``report.md`` the figures drawn from traces by the last full run that are
+    still in the folder (this redraw has no traces to draw them from), captioned as such."""
+    from svmtune.study.figures._figure_section import CAPTIONS
+
+    kept = [
+        stem
+        for stem in ("anytime_normalized", "ecdf")
+        if stem not in paths and (outdir / f"{stem}.png").is_file()
+    ]
+    report = outdir / "report.md"
+    if not kept or not report.is_file():
+        return kept
+    text = report.read_text(encoding="utf-8")
+    kept = [stem for stem in kept if f"]({stem}.png)" not in text]  # linked once
+    if not kept:
+        return kept
+    lines = []
+    for stem in kept:
+        caption = f"{CAPTIONS[stem]} Drawn by the last full run, before this redraw."
+        lines += [f"![{caption}]({stem}.png)", "", f"*{caption}*", ""]
+    text = text.replace("## Left out", "\n".join(lines) + "\n## Left out", 1)
+    report.write_text(text, encoding="utf-8")
+    return kept
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cells", default=str(ROOT / "docs" / "benchmark" / "results.csv"))
@@ -60,9 +87,12 @@ def main(argv: list[str] | None = None) -> int:
         baseline=study.baseline,
         formats=args.format,
     )
+    kept = keep_trace_figures(Path(args.output), paths)
     for name, path in paths.items():
         size = path.stat().st_size
         print(f"{name:>36}: {path.name} ({size / 1e6:.2f} MB)")
+    for stem in kept:
+        print(f"{stem:>36}: {stem}.png, kept from the last full run")
     return 0
 
 
