@@ -178,6 +178,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             n_jobs=draw_jobs,
             baseline=study.baseline,
             definition=study.definition(),
+            formats=args.format,
         )
         paths.update(extra_figures(figures, study, outdir))
     add_left_out_to_report(outdir / "report.md", study.left_out)
@@ -261,6 +262,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
         objectives=objectives,
         baseline=baseline,
         definition=definition,
+        formats=args.format,
     )
     if study is not None:
         paths.update(extra_figures(figures, study, outdir))
@@ -269,6 +271,16 @@ def _cmd_report(args: argparse.Namespace) -> int:
         add_left_out_to_report(outdir / "report.md", study.left_out)
     _print_report(name, url, results, paths, methods, snap.running, missing)
     return 0
+
+
+def _format_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--format",
+        default="png,pdf",
+        metavar="FORMATS",
+        help="files of each figure, comma-separated, of pdf (fonts embedded), png and svg "
+        "(default: png,pdf; report.md shows the PNG, else the SVG)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -334,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
         "this); may be given several times",
     )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _format_option(p)
     p.set_defaults(func=_cmd_run)
 
     p = sub.add_parser(
@@ -344,6 +357,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--storage", help="SQLAlchemy URL of the study database")
     p.add_argument("--study", help="the study's name, when the database holds several")
     p.add_argument("--output", help="directory of the table and plots (default: results/<study>)")
+    _format_option(p)
     p.set_defaults(func=_cmd_report)
     return parser
 

@@ -104,7 +104,7 @@ def test_run_writes_the_database_the_table_and_the_plots(study_file, tmp_path, c
     # running again resumes: nothing left to run, the same table
     assert main(["run", str(study_file), "--no-progress"]) == 0
     again = pd.read_csv(outdir / "results.csv")
-    assert again["test_error"].tolist() == results["test_error"].tolist()
+    assert again["test_error_pct"].tolist() == results["test_error_pct"].tolist()
 
 
 def test_report_redraws_from_the_storage(study_file, tmp_path, capsys):

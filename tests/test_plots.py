@@ -79,7 +79,7 @@ def test_error_vs_time_per_data_set(results):
 
 
 def test_failed_cells_are_not_drawn(results):
-    ax = plot_error_vs_time(results).axes[0]
+    ax = plot_error_vs_time(results, runs=True).axes[0]  # single runs drawn too
     cells = [
         c.get_offsets()
         for c in ax.collections
@@ -95,8 +95,8 @@ def test_best_so_far(traces):
     assert [ax.get_title() for ax in visible] == ["a: LOO_2", "b: LOO_2"]
     ax = visible[0]
     assert ax.get_xscale() == "log"
-    assert ax.get_ylabel() == "best value so far [%]"
-    assert "[s]" in ax.get_xlabel()
+    assert fig.get_supylabel() == "best value so far [%]"  # one label for the panels
+    assert "[s]" in visible[-1].get_xlabel()  # under the lowest panel of the column
     assert set(legend_texts(fig)) == {"cheap", "good"}
     mean = next(line for line in ax.get_lines() if line.get_label() == "cheap")
     assert mean.get_ydata()[-1] == pytest.approx(20.0)
@@ -131,11 +131,14 @@ def test_parameter_curves():
 def test_save_plots_writes_pngs(results, traces, tmp_path):
     paths = save_plots(results, traces, tmp_path / "plots")
     assert [p.name for p in paths] == [
-        "error_vs_time.png",
-        "error_vs_time_by_dataset.png",
-        "best_so_far.png",
+        f"{name}.{ext}"
+        for name in ("error_vs_time", "error_vs_time_by_dataset", "best_so_far")
+        for ext in ("png", "pdf")
     ]
-    assert all(p.read_bytes()[:8] == PNG for p in paths)
+    assert all(p.read_bytes()[:8] == PNG for p in paths if p.suffix == ".png")
+    assert all(p.read_bytes()[:5] == b"%PDF-" for p in paths if p.suffix == ".pdf")
+    svg = save_plots(results, traces, tmp_path / "svg", formats="svg")
+    assert [p.suffix for p in svg] == [".svg"] * 3
 
 
 def test_save_plots_with_nothing_to_draw(tmp_path):
@@ -144,11 +147,12 @@ def test_save_plots_with_nothing_to_draw(tmp_path):
 
 
 def test_best_so_far_puts_each_objective_on_its_own_axes(traces):
-    """Values of different objectives never share an axis; the figure says what bold is."""
+    """Values of different objective families never share an axis; the figure says what bold
+    is."""
     fig = plot_best_so_far(traces, objectives={"cheap": "LOO_2", "good": "KFoldCV"})
     visible = [ax for ax in fig.axes if ax.get_visible()]
     titles = [ax.get_title() for ax in visible]
-    assert titles == ["a: LOO_2", "a: KFoldCV", "b: LOO_2", "b: KFoldCV"]
+    assert titles == ["a: LOO_2", "a: CV error", "b: LOO_2", "b: CV error"]
     for ax in visible:
         labels = {
             line.get_label() for line in ax.get_lines() if not line.get_label().startswith("_")
@@ -207,10 +211,10 @@ def test_the_public_plot_modules_are_the_study_figures():
     import svmtune.plots
     import svmtune.study
     import svmtune.verdict_plots
-    from svmtune.study.figures import _parameter_curves, _plots, _verdict_plots
+    from svmtune.study.figures import _best_so_far, _parameter_curves, _plots, _verdict_plots
 
     homes = (
-        (svmtune.plots, (_plots, _parameter_curves)),
+        (svmtune.plots, (_plots, _best_so_far, _parameter_curves)),
         (svmtune.verdict_plots, (_verdict_plots,)),
     )
     for public, modules in homes:

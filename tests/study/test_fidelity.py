@@ -21,7 +21,7 @@ from svmtune.study import (
     best_so_far,
     full_fidelity,
 )
-from svmtune.study.figures._plots import plot_best_so_far
+from svmtune.study.figures._best_so_far import plot_best_so_far
 from svmtune.study.run._incumbent import incumbent_rows
 from svmtune.study.store._schema import TRACE_EXTRA_COLUMNS
 from svmtune.tuners import Cascade, SuccessiveHalving

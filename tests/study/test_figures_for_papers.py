@@ -14,10 +14,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from svmtune.kernels import RBF
 from svmtune.objectives import LOOEstimate
 from svmtune.study import Method, Study, compare, write_report
+from svmtune.study.figures._cd_diagram import plot_cd_diagram, readable
 from svmtune.study.figures._figure_section import CAPTIONS, cd_diagram_drawn, figure_section
 from svmtune.study.figures._palette import method_styles
 from svmtune.study.figures._plots import plot_error_vs_time
-from svmtune.study.figures._verdict_plots import plot_cd_diagram, readable, verdict_plot_jobs
+from svmtune.study.figures._verdict_plots import verdict_plot_jobs
 from svmtune.tuners import Grid
 
 from ._toys import blobs, halves

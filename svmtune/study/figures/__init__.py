@@ -26,7 +26,7 @@ _EXPORTS: dict[str, str] = {
     "by_cost": _JOBS,
     "run_jobs": _JOBS,
     "plot_jobs": _PLOTS,
-    "plot_best_so_far": _PLOTS,
+    "plot_best_so_far": "svmtune.study.figures._best_so_far",
     "plot_error_vs_time": _PLOTS,
     "plot_parameter_curves": "svmtune.study.figures._parameter_curves",
     "save_plots": _PLOTS,
@@ -54,11 +54,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from svmtune.study.figures._best_so_far import plot_best_so_far
     from svmtune.study.figures._figure_jobs import by_cost, run_jobs
     from svmtune.study.figures._parameter_curves import plot_parameter_curves
     from svmtune.study.figures._plots import (
         TIME_LABELS,
-        plot_best_so_far,
         plot_error_vs_time,
         plot_jobs,
         save_plots,

@@ -34,7 +34,9 @@ class ReportJob(Protocol):
 
 @dataclass(frozen=True)
 class FigureJob:
-    """One figure: ``draw()`` builds it, calling the job saves it as ``outdir / name``.
+    """One figure: ``draw()`` builds it, calling the job saves it as ``outdir / name`` and in
+    each further format of ``also`` (file suffixes such as ``"pdf"``: the same figure, drawn
+    once, :func:`~svmtune.study.figures._save.save_figure`).
 
     ``cost`` is a relative estimate of its drawing time (roughly one unit per panel, as ticks
     and labels dominate); only the order of the jobs' costs matters (:func:`by_cost`).
@@ -44,11 +46,18 @@ class FigureJob:
     draw: Callable[[], Figure]
     dpi: int
     cost: float = 1.0
+    also: tuple[str, ...] = ()
 
     def __call__(self, outdir: Path) -> dict[str, Path]:
+        from svmtune.study.figures._save import save_figure
+
         path = Path(outdir) / self.name
-        self.draw().savefig(path, dpi=self.dpi)
-        return {path.stem: path}
+        fig = self.draw()
+        written = {path.stem: save_figure(fig, path, dpi=self.dpi)}
+        for ext in self.also:
+            other = path.with_suffix(f".{ext}")
+            written[other.name] = save_figure(fig, other, dpi=self.dpi)
+        return written
 
 
 def by_cost(jobs: Sequence[ReportJob]) -> list[int]:

@@ -3,6 +3,7 @@ and the one rule for whether a critical-difference diagram is drawn at all."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -19,10 +20,14 @@ CAPTIONS = {
         "Mean test error [%] against CPU seconds per tuning run, averaged over the data sets; "
         "the Pareto front ringed."
     ),
+    "anytime_normalized": (
+        "Normalized score (1 = best on a data set, 0 = worst) against budget, mean over data sets."
+    ),
+    "ecdf": "Data profile: fraction of (data set, split, target) triples reached against budget.",
     "error_vs_time_by_dataset": "Test error [%] against CPU seconds, one panel per data set.",
     "best_so_far": (
         "Best objective value so far [%] against CPU seconds, one panel per data set and "
-        "objective (thin: one run; bold: the mean over splits)."
+        "objective family (thin: one run; bold: the mean over splits)."
     ),
     "anytime_test_error_cpu": (
         "Test error [%] of the incumbent against CPU seconds: median over splits and "
@@ -31,11 +36,10 @@ CAPTIONS = {
     "anytime_test_error_kernel_evals": (
         "Test error [%] of the incumbent against kernel evaluations, per data set."
     ),
-    "anytime_objective_cpu": "Objective's best value so far [%] against CPU seconds, per data set.",
-    "anytime_normalized": (
-        "Normalized score (1 = best on a data set, 0 = worst) against budget, mean over data sets."
+    "anytime_objective_cpu": (
+        "Objective's best value so far [%] against CPU seconds, one panel per data set and "
+        "objective family."
     ),
-    "ecdf": "Data profile: fraction of (data set, split, target) triples reached against budget.",
 }
 
 
@@ -49,12 +53,32 @@ def cd_diagram_drawn(comparison: Any) -> bool:
     return nemenyi is not None and not nemenyi.empty
 
 
+def _caption(key: str, known: Mapping[str, str]) -> str:
+    """A figure's caption; a page ``stem_pN`` of a figure set takes its figure's, with the page."""
+    if key in known:
+        return known[key]
+    page = re.fullmatch(r"(.+)_p(\d+)", key)
+    if page and page.group(1) in known:
+        return f"{known[page.group(1)].removesuffix('.')} (page {page.group(2)})."
+    return f"{key.replace('_', ' ').capitalize()}."
+
+
+def _order(key: str) -> tuple[int, int]:
+    page = re.fullmatch(r"(.+)_p(\d+)", key)
+    base, n = (page.group(1), int(page.group(2))) if page else (key, 0)
+    keys = list(CAPTIONS)
+    return (keys.index(base) if base in keys else len(keys), n)
+
+
 def figure_section(
     figures: Mapping[str, Path], *, captions: Mapping[str, str] | None = None
 ) -> list[str]:
     """The markdown lines of the section: ``## Figures``, then each figure embedded with its
-    caption below it (known figures in :data:`CAPTIONS` order, then the others); none for none.
-    ``captions`` overrides a figure's caption (the verdict gives the CD diagram its CD and N).
+    caption below it (known figures in :data:`CAPTIONS` order, a figure's pages in order, then
+    the others); none for none. ``captions`` overrides a figure's caption (the verdict gives
+    the CD diagram its CD and N). A figure saved in further formats (keys with a suffix, such
+    as ``"ecdf.pdf"``) gets them linked under its caption; a figure with no PNG or SVG is
+    linked instead of embedded.
 
     Examples
     --------
@@ -67,12 +91,19 @@ def figure_section(
     *Data profile: fraction of (data set, split, target) triples reached against budget.*
     <BLANKLINE>
     """
-    if not figures:
+    main = {k: Path(p) for k, p in figures.items() if "." not in k}
+    if not main:
         return []
-    order = [k for k in CAPTIONS if k in figures] + [k for k in figures if k not in CAPTIONS]
+    other: dict[str, list[str]] = {}
+    for k, p in figures.items():
+        if "." in k:
+            other.setdefault(k.split(".", 1)[0], []).append(Path(p).name)
     known = {**CAPTIONS, **(captions or {})}
     out = ["## Figures", ""]
-    for key in order:
-        caption = known.get(key, f"{key.replace('_', ' ').capitalize()}.")
-        out += [f"![{caption}]({Path(figures[key]).name})", "", f"*{caption}*", ""]
+    for key in sorted(main, key=_order):
+        caption, name = _caption(key, known), main[key].name
+        shown = f"![{caption}]({name})" if main[key].suffix in (".png", ".svg") else None
+        more = ", ".join(f"[{n.rsplit('.', 1)[-1].upper()}]({n})" for n in other.get(key, []))
+        below = f"*{caption}*" + (f" Also as {more}." if more else "")
+        out += [shown or f"[{caption}]({name})", "", below, ""]
     return out

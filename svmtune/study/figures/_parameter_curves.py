@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from svmtune.study.figures._plots import panel_grid
+from svmtune.study.figures._axes import panel_grid
+from svmtune.study.figures._output import legible
 
 if TYPE_CHECKING:  # matplotlib is imported where a figure is made, not with this module
     from matplotlib.figure import Figure
@@ -43,7 +44,7 @@ def plot_parameter_curves(
     'gamma'
     """
     panels = list(dict.fromkeys(curves[by]))
-    fig, axes = panel_grid(len(panels), width=4.4, height=3.4)
+    fig, axes = panel_grid(len(panels), height=2.4)
     for ax, p in zip(axes, panels, strict=True):
         c = curves[curves[by] == p].sort_values("value")
         ax.plot(
@@ -54,15 +55,15 @@ def plot_parameter_curves(
             best = c.loc[c["estimate"].idxmin()]
             ax.axvline(best["value"], color="0.5", linewidth=0.8, linestyle=":")
         pname = str(c["param"].iloc[0]) if "param" in c.columns and len(c) else "parameter"
-        ax.set_xlabel(pname)
-        ax.set_ylabel("misclassification [%]")
+        ax.set_xlabel(pname, fontsize=8)
+        ax.set_ylabel("misclassification [%]", fontsize=8)
         ax.set_title(str(p))
         ax.grid(True, alpha=0.3)
     if axes:
         handles, labels = axes[0].get_legend_handles_labels()
         handles.append(axes[0].axvline(np.nan, color="0.5", linewidth=0.8, linestyle=":"))
         labels.append("minimum of the estimate")
-        fig.legend(handles, labels, loc="outside lower center", ncols=3)
+        fig.legend(handles, labels, loc="outside lower center", ncols=2, fontsize=7)
     if title:
-        fig.suptitle(title)
-    return fig
+        fig.suptitle(title, fontsize=9)
+    return legible(fig)

@@ -7,6 +7,7 @@ Each ``plot_*`` function returns a :class:`matplotlib.figure.Figure` drawn witho
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -15,10 +16,28 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from svmtune.study.figures._axes import (
+    NO_FULL,
+    log_minor_ticks,
+    panel_grid,
+    shared_legend,
+    wrapped,
+)
+from svmtune.study.figures._cd_diagram import plot_cd_diagram
 from svmtune.study.figures._figure_jobs import FigureJob, run_jobs
 from svmtune.study.figures._figure_section import cd_diagram_drawn
+from svmtune.study.figures._output import (
+    DEFAULT_FORMATS,
+    DPI,
+    MIN_FONT_PT,
+    PRINT_WIDTH,
+    figure_job,
+    legible,
+    page_names,
+    pages,
+)
 from svmtune.study.figures._palette import method_styles
-from svmtune.study.figures._plots import NO_FULL, log_minor_ticks, panel_grid, shared_legend
+from svmtune.study.figures._small_multiples import bottom_xlabels, family_grid, method_families
 from svmtune.study.verdict._compare import Comparison
 from svmtune.study.verdict._profiles import (
     COST_AXES,
@@ -49,15 +68,10 @@ _METRIC_LABELS = {
 
 
 def _styles(methods: Sequence[str], traces: pd.DataFrame) -> dict[str, dict[str, Any]]:
-    """Line colour and style per method: tab20's ten dark shades first, then the light ones (so
-    up to ten methods get ten distinct hues); methods that count no kernel evaluations (peers)
-    dashed."""
-    counted = set(methods_with_cost(traces, "cum_kernel_evals")) if not traces.empty else set()
-    styles = method_styles(methods)  # the study's colour and marker per method
-    return {
-        m: {**s, "ls": "-" if m in counted else "--", "markevery": 0.25, "markersize": 4}
-        for m, s in styles.items()
-    }
+    """Line colour, marker and line style per method: the study's
+    (:func:`~svmtune.study.figures._palette.method_styles`), markers on a quarter of a line."""
+    styles = method_styles(methods)  # the study's colour, marker and line style per method
+    return {m: {**s, "markevery": 0.25, "markersize": 3} for m, s in styles.items()}
 
 
 def _left_out_title(left: Sequence[str]) -> str:
@@ -70,88 +84,6 @@ def _cost_label(cost: str) -> str:
     return f"cumulative {COST_AXES[cost_axis(cost)]} of the tuning run"
 
 
-def plot_cd_diagram(comparison: Comparison, *, methods: Sequence[str] | None = None) -> Figure:
-    """Demšar's critical-difference diagram: average ranks on an axis, methods the Nemenyi
-    test does not separate joined by a bar, and the critical difference drawn above.
-
-    Draws with ``scikit_posthocs.critical_difference_diagram``. When the Nemenyi test is not
-    applicable (fewer than 5 data sets or 3 methods) the ranks are drawn without bars and the
-    reason is written on the figure. ``methods``, the study's methods in its order, give each
-    its colour and marker
-    (:func:`~svmtune.study.figures._palette.method_styles`), as in every figure.
-    """
-    import scikit_posthocs as sp
-
-    ranks = comparison.ranks
-    k = len(ranks)
-    from matplotlib.figure import Figure
-
-    # Labels sit outside the axes, where a constrained layout does not look: margins sized
-    # for the longest label (about 0.6 em per character) so none is clipped at 20+ methods.
-    font = 8 if k > 12 else 9
-    label_in = (max((len(str(m)) for m in ranks.index), default=10) + 9) * 0.6 * font / 72
-    width, height = 5.5 + 2 * label_in, 1.4 + 0.3 * k
-    fig = Figure(figsize=(width, height))
-    fig.subplots_adjust(
-        left=label_in / width, right=1 - label_in / width, top=1 - 0.7 / height, bottom=0.05
-    )
-    ax = fig.subplots()
-    # the study's method order (``methods``) gives each its colour and marker, as elsewhere
-    order = [*(methods or ()), *(m for m in ranks.index if m not in (methods or ()))]
-    styles = method_styles(order)
-    nem = comparison.posthoc.get("nemenyi")
-    applicable = nem is not None and not nem.empty
-    if applicable:
-        sig = nem
-    else:  # no test: p = 0 everywhere off the diagonal, so no bar joins any methods
-        sig = pd.DataFrame(np.eye(k), index=ranks.index, columns=ranks.index)
-    cd = comparison.critical_difference if applicable else None
-    drawn = sp.critical_difference_diagram(
-        ranks,
-        sig,
-        ax=ax,
-        alpha=comparison.alpha,
-        cd=cd,
-        label_fmt_left="{label} ({rank:.2f})",
-        label_fmt_right="({rank:.2f}) {label}",
-        label_props={"fontsize": font},
-    )
-    _cd_restyle(drawn, styles)
-    title = f"Average rank of mean test error over {comparison.n_datasets} data sets (1 = best)"
-    pad = 6.0
-    if applicable:
-        cd_text = f"{comparison.critical_difference:.2f}"
-        title += f"; Nemenyi CD = {cd_text} at alpha = {comparison.alpha:g}"
-        pad = _cd_bar_above_ticks(ax, fig, font)
-    else:
-        title += f"\n{comparison.friedman.reason}: no significance bars"
-    ax.set_title(title, fontsize=9, pad=pad)
-    return fig
-
-
-def _cd_bar_above_ticks(ax: Any, fig: Any, font: float) -> float:
-    """Move the critical-difference bar and its label (drawn by scikit-posthocs just above the
-    rank axis, across its tick labels) above the tick labels; returns the title's pad (points)
-    that keeps the title above them."""
-    from matplotlib.transforms import offset_copy
-
-    lift = 10.0 + 12.0  # the tick labels (10 pt), the ticks and their pads
-    for text in ax.texts:
-        if text.get_text().startswith("CD ="):
-            x, _ = text.get_position()
-            text.set_position((x, 0.0))
-            text.set_transform(offset_copy(ax.transData, fig=fig, y=lift + 5.0, units="points"))
-            text.set_verticalalignment("bottom")
-            text.set_fontsize(font)
-            for line in ax.lines:
-                ys = line.get_ydata()
-                if len(ys) == 2 and ys[0] == ys[1] and abs(ys[0] - 0.5) < 1e-12:
-                    line.set_ydata([0.0, 0.0])
-                    line.set_transform(offset_copy(ax.transData, fig=fig, y=lift, units="points"))
-            return lift + 5.0 + font + 4.0
-    return 6.0
-
-
 def plot_anytime(
     traces: pd.DataFrame,
     *,
@@ -159,25 +91,40 @@ def plot_anytime(
     metric: str = "incumbent_test_error",
     methods: Sequence[str] | None = None,
     datasets: Sequence[str] | None = None,
+    objectives: Mapping[str, str] | None = None,
 ) -> Figure:
     """One panel per data set: ``metric`` against cumulative ``cost`` (log axis), the median
     over the splits as a line and the interquartile range as a band, per method.
 
     Methods whose traces do not count ``cost`` (peers count no kernel evaluations) are left out.
-    With ``metric="best_value"`` only evaluations at full fidelity give values (see
-    :func:`svmtune.study.best_so_far`); a method with none on a data set (successive halving
-    whose last rung is a subsample) draws no line there, and the title says so.
+    With ``metric="best_value"`` each data set gets one panel per objective family
+    (``objectives``: method -> objective label, :func:`svmtune.study.objective_labels`; without
+    it one per method), so that an LOO estimate, a CV error and Platt's error never share an
+    axis; only evaluations at full fidelity give values (see :func:`svmtune.study.best_so_far`);
+    a method with none on a data set (successive halving whose last rung is a subsample) draws
+    no line there, and the title says so. ``datasets`` draws a page of them (default all).
     """
     cost = cost_axis(cost)
+    if datasets is not None:
+        traces = traces[traces["dataset"].isin(list(datasets))]
     have = methods_with_cost(traces, cost)
     mnames = [m for m in (methods or have) if m in have]
     prof = anytime_profile(traces, cost=cost, metric=metric, methods=mnames)
     dnames = list(datasets) if datasets is not None else list(dict.fromkeys(prof["dataset"]))
     style = _styles(list(methods or mnames), traces)
-    fig, axes = panel_grid(len(dnames), width=3.6, height=2.8)
+    if metric == "best_value":
+        family = method_families(mnames, objectives if objectives is not None else {})
+        if objectives is None:
+            family = {m: m for m in mnames}
+        fig, grid = family_grid(dnames, list(dict.fromkeys(family.values())))
+        panels = [(d, f, grid[(d, f)]) for d in dnames for f in dict.fromkeys(family.values())]
+    else:
+        family = {m: "" for m in mnames}
+        fig, flat = panel_grid(len(dnames))
+        panels = [(d, "", ax) for d, ax in zip(dnames, flat, strict=True)]
     no_full: dict[str, list[str]] = {}
-    for ax, d in zip(axes, dnames, strict=True):
-        for m in mnames:
+    for d, f, ax in panels:
+        for m in (m for m in mnames if family[m] == f):
             p = prof[(prof["dataset"] == d) & (prof["method"] == m)]
             if p.empty:
                 continue
@@ -185,7 +132,7 @@ def plot_anytime(
                 if metric == "best_value" and (p["answered"] == 0).all():
                     no_full.setdefault(m, []).append(d)
                 continue
-            ax.plot(p["budget"], 100 * p["median"], label=m, lw=1.4, **style[m])  # percent
+            ax.plot(p["budget"], 100 * p["median"], label=m, lw=1.0, **style[m])  # percent
             ax.fill_between(
                 p["budget"],
                 100 * p["q25"],
@@ -196,23 +143,24 @@ def plot_anytime(
             )
         ax.set_xscale("log")
         log_minor_ticks(ax)
-        ax.set_title(d, fontsize=9)
+        ax.set_title(f"{d}: {f}" if f else str(d), fontsize=8)
         ax.grid(True, which="major", alpha=0.3)
-    if axes:
-        axes[0].set_ylabel(f"{_METRIC_LABELS[metric]} [%]")
-        for ax in axes[-min(3, len(axes)) :]:
-            ax.set_xlabel(_cost_label(cost))
+    bottom_xlabels([ax for _, _, ax in panels], _cost_label(cost).replace(" of the tuning run", ""))
+    fig.supylabel(f"{_METRIC_LABELS[metric]} [%]", fontsize=8)
     note = "".join(
         f"\n{m}: {NO_FULL} ({', '.join(ds) if len(ds) < len(dnames) else 'every data set'})"
         for m, ds in no_full.items()
     )
     fig.suptitle(
-        f"{_METRIC_LABELS[metric].capitalize()} against {COST_AXES[cost]}: median over splits, "
-        "interquartile band" + note,
-        fontsize=10,
+        wrapped(
+            f"{_METRIC_LABELS[metric].capitalize()} against {COST_AXES[cost]}: median over "
+            "splits, interquartile band" + note,
+            fig,
+        ),
+        fontsize=8,
     )
-    shared_legend(fig, axes)
-    return fig
+    shared_legend(fig, [ax for _, _, ax in panels])
+    return legible(fig)
 
 
 def _cost_profiles(
@@ -229,9 +177,10 @@ def _cost_profiles(
     hidden, and the methods left out of a panel are named in its title."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(11.0, 5.0), layout="constrained")
-    axes = fig.subplots(1, 2, squeeze=False).ravel().tolist()
     allm = list(methods or dict.fromkeys(traces["method"]))
+    rows = math.ceil((len(allm) + 1) / 3)
+    fig = Figure(figsize=(PRINT_WIDTH, 3.0 + 0.15 * rows), layout="constrained")
+    axes = fig.subplots(1, 2, squeeze=False, sharey=True).ravel().tolist()
     style = _styles(allm, traces)
     for ax, cost in zip(axes, COST_AXES, strict=True):
         have = methods_with_cost(traces, cost)
@@ -243,15 +192,15 @@ def _cost_profiles(
         ax.set_xscale("log")
         log_minor_ticks(ax)
         ax.set_ylim(*ylim)
-        ax.set_xlabel(_cost_label(cost))
+        ax.set_xlabel(_cost_label(cost).replace(" of the tuning run", ""), fontsize=8)
         ax.grid(True, which="major", alpha=0.3)
         left = [m for m in allm if m not in have]
         if left:
-            ax.set_title(_left_out_title(left), fontsize=8)
-    axes[0].set_ylabel(ylabel)
-    fig.suptitle(suptitle, fontsize=10)
+            ax.set_title(wrapped(_left_out_title(left), fig, size=16), fontsize=MIN_FONT_PT)
+    axes[0].set_ylabel(ylabel, fontsize=8)
+    fig.suptitle(wrapped(suptitle, fig), fontsize=8)
     shared_legend(fig, axes)
-    return fig
+    return legible(fig)
 
 
 def plot_normalized_profile(
@@ -313,97 +262,55 @@ def plot_ecdf(traces: pd.DataFrame, *, methods: Sequence[str] | None = None) -> 
     )
 
 
-def readable(colour: Any, *, lightness: float = 0.42) -> tuple[float, float, float]:
-    """``colour`` darkened to at most ``lightness`` (HLS), its hue kept: text in a method's
-    colour that stays legible on white (tab20's light half is not).
-
-    >>> readable((0.78, 0.78, 0.78))  # tab20's light grey
-    (0.42, 0.42, 0.42)
-    >>> readable((0.12, 0.47, 0.71)) == (0.12, 0.47, 0.71)  # dark enough already
-    True
-    """
-    import colorsys
-
-    from matplotlib.colors import to_rgb
-
-    r, g, b = to_rgb(colour)
-    h, li, sat = colorsys.rgb_to_hls(r, g, b)
-    if li <= lightness:
-        return (r, g, b)
-    r, g, b = colorsys.hls_to_rgb(h, lightness, sat)
-    return (round(r, 6), round(g, 6), round(b, 6))
-
-
-def _cd_restyle(drawn: Mapping[str, Any], styles: Mapping[str, Mapping[str, Any]]) -> None:
-    """Colour each label (darkened where the colour is light: :func:`readable`), elbow and rank
-    marker of a CD diagram as its method, and give the marker the method's shape.
-    scikit-posthocs draws the three in one loop (the i-th of each belong together); the method
-    is read from the label's own text, so ties cannot swap colours between labels and
-    markers."""
-    import re
-
-    from matplotlib.markers import MarkerStyle
-
-    labels = list(drawn.get("labels", []))
-    elbows = list(drawn.get("elbows", []))
-    markers = list(drawn.get("markers", []))
-    for i, text in enumerate(labels):
-        found = re.fullmatch(r"\(\S+\) (.*)|(.*) \(\S+\)", text.get_text(), flags=re.S)
-        name = str(found.group(1) or found.group(2)) if found else ""
-        if name not in styles:
-            continue
-        colour, shape = styles[name]["color"], MarkerStyle(styles[name]["marker"])
-        text.set_color(readable(colour))
-        if i < len(elbows):
-            elbows[i].set_color(colour)
-        if i < len(markers):
-            markers[i].set_facecolor(colour)
-            markers[i].set_edgecolor(colour)
-            markers[i].set_paths([shape.get_path().transformed(shape.get_transform())])
-
-
 def verdict_plot_jobs(
     comparison: Comparison | None,
     traces: pd.DataFrame,
     *,
     methods: Sequence[str] | None = None,
-    dpi: int = 130,
+    dpi: int = DPI,
+    formats: str | Sequence[str] = DEFAULT_FORMATS,
+    objectives: Mapping[str, str] | None = None,
 ) -> list[FigureJob]:
     """The figures :func:`save_verdict_plots` writes, as figure jobs (:class:`FigureJob`: draw,
-    save, cost by panels) in its order; nothing is drawn yet."""
+    save in each of ``formats``, cost by panels) in its order; nothing is drawn yet. A
+    per-data-set figure of more than 12 panels is one job per page."""
     jobs: list[FigureJob] = []
+    job = partial(figure_job, formats=formats, dpi=dpi)
     if cd_diagram_drawn(comparison):  # only where the statistics hold a rank test
         assert comparison is not None
-        cd_cost = 2.0 + len(comparison.ranks) / 4
-        jobs.append(
-            FigureJob(
-                "cd_diagram.png",
-                partial(plot_cd_diagram, comparison, methods=methods),
-                dpi,
-                cd_cost,
-            )
-        )
+        cd = partial(plot_cd_diagram, comparison, methods=methods)
+        jobs.append(job("cd_diagram", cd, cost=2.0 + len(comparison.ranks) / 4))
     if traces.empty:
         return jobs
-    n_data = traces["dataset"].nunique()
+    datasets = list(dict.fromkeys(traces["dataset"]))
     has_incumbent = (
         "incumbent_test_error" in traces.columns
         and pd.to_numeric(traces["incumbent_test_error"], errors="coerce").notna().any()
     )
+
+    def per_dataset(stem: str, per_page: int = 12, **kw: Any) -> None:
+        book = pages(datasets, per_page)
+        for name, page in zip(page_names(stem, len(book)), book, strict=True):
+            draw = partial(plot_anytime, traces, methods=methods, datasets=page, **kw)
+            jobs.append(job(name, draw, cost=1.0 + len(page)))
+
     if has_incumbent:
-        cpu = partial(plot_anytime, traces, cost="cum_cpu_s", methods=methods)
-        jobs.append(FigureJob("anytime_test_error_cpu.png", cpu, dpi, 1.0 + n_data))
-        if methods_with_cost(traces, "cum_kernel_evals"):
-            evals = partial(plot_anytime, traces, cost="cum_kernel_evals", methods=methods)
-            jobs.append(FigureJob("anytime_test_error_kernel_evals.png", evals, dpi, 1.0 + n_data))
         normalized = partial(plot_normalized_profile, traces, methods=methods)
-        jobs.append(FigureJob("anytime_normalized.png", normalized, dpi, 3.0))
-        jobs.append(FigureJob("ecdf.png", partial(plot_ecdf, traces, methods=methods), dpi, 3.0))
+        jobs.append(job("anytime_normalized", normalized, cost=3.0))
+        jobs.append(job("ecdf", partial(plot_ecdf, traces, methods=methods), cost=3.0))
+        per_dataset("anytime_test_error_cpu", cost="cum_cpu_s")
+        if methods_with_cost(traces, "cum_kernel_evals"):
+            per_dataset("anytime_test_error_kernel_evals", cost="cum_kernel_evals")
     if np.isfinite(pd.to_numeric(traces["best_value"], errors="coerce")).any():
-        objective = partial(
-            plot_anytime, traces, cost="cum_cpu_s", metric="best_value", methods=methods
+        names = list(methods or dict.fromkeys(traces["method"]))
+        fams = set(method_families(names, objectives).values()) if objectives else set(names)
+        per_dataset(
+            "anytime_objective_cpu",
+            per_page=max(1, 12 // max(1, min(3, len(fams)) * -(-len(fams) // 3))),
+            cost="cum_cpu_s",
+            metric="best_value",
+            objectives=objectives,
         )
-        jobs.append(FigureJob("anytime_objective_cpu.png", objective, dpi, 1.0 + n_data))
     return jobs
 
 
@@ -413,13 +320,19 @@ def save_verdict_plots(
     outdir: str | Path,
     *,
     methods: Sequence[str] | None = None,
-    dpi: int = 130,
+    dpi: int = DPI,
+    formats: str | Sequence[str] = DEFAULT_FORMATS,
+    objectives: Mapping[str, str] | None = None,
 ) -> list[Path]:
-    """Write ``cd_diagram.png`` (when a comparison is given), ``anytime_test_error_cpu.png``,
-    ``anytime_test_error_kernel_evals.png``, ``anytime_normalized.png``, ``ecdf.png`` and
-    ``anytime_objective_cpu.png``; the ones the traces cannot give (no incumbent test errors: a
-    study stored before they were recorded) are skipped."""
+    """Write ``cd_diagram`` (when a comparison is given), ``anytime_normalized``, ``ecdf``,
+    ``anytime_test_error_cpu``, ``anytime_test_error_kernel_evals`` and
+    ``anytime_objective_cpu`` (one panel per data set and objective family, ``objectives``),
+    each in every one of ``formats`` (default PNG and PDF); a per-data-set figure of many data
+    sets comes in pages (``_p1``, ``_p2``, ...). The ones the traces cannot give (no incumbent
+    test errors: a study stored before they were recorded) are skipped."""
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = verdict_plot_jobs(comparison, traces, methods=methods, dpi=dpi)
+    jobs = verdict_plot_jobs(
+        comparison, traces, methods=methods, dpi=dpi, formats=formats, objectives=objectives
+    )
     return list(run_jobs(jobs, out).values())

@@ -18,6 +18,7 @@ __all__ = [
     "summary_by_method",
     "summary_long",
     "summary_table",
+    "with_units",
 ]
 
 #: Columns of each method in :func:`summary_table`, as in Fischetti (2016), Table 2.
@@ -42,6 +43,33 @@ LONG_COLUMNS = {
     "test error sd": "test_error_sd_pct",
     "CPU s": "cpu_s",
 }
+
+
+#: Columns of a fraction (an error rate) -> their name in a CSV file, in percent.
+PERCENT_COLUMNS = {
+    "test_error": "test_error_pct",
+    "test_error_sd": "test_error_sd_pct",
+    "objective_value": "objective_value_pct",
+    "incumbent_test_error": "incumbent_test_error_pct",
+}
+
+
+def with_units(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` as a CSV file shows it: each error rate held as a fraction
+    (:data:`PERCENT_COLUMNS`) in percent, its name saying so (``test_error`` ->
+    ``test_error_pct``), as in every table of a report; other columns as they are.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> with_units(pd.DataFrame({"method": ["m"], "test_error": [0.125]})).to_dict("records")
+    [{'method': 'm', 'test_error_pct': 12.5}]
+    """
+    out = frame.copy()
+    for col in PERCENT_COLUMNS:
+        if col in out.columns:
+            out[col] = 100 * pd.to_numeric(out[col], errors="coerce")
+    return out.rename(columns=PERCENT_COLUMNS)
 
 
 class SummaryTable(pd.DataFrame):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from svmtune.study.store._results import summary_by_method, summary_long
+from svmtune.study.store._results import summary_by_method, summary_long, with_units
 
 __all__ = ["objective_labels", "search_boxes", "write_report"]
 
@@ -91,6 +91,7 @@ def write_report(
     n_jobs: int = 1,
     baseline: str | None = None,
     definition: Mapping[str, object] | None = None,
+    formats: str | Sequence[str] = ("png", "pdf"),
 ) -> dict[str, Path]:
     """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv``, ``boxes.csv`` (the
     box each method searched, :func:`search_boxes`), the plots of
@@ -127,6 +128,9 @@ def write_report(
         The study's definition (``Study.definition()`` or the stored one): report.md's
         protocol section, and its noise controls (``"noise_controls"``: reported apart from the
         ranked methods).
+    formats : str or sequence of str, default ("png", "pdf")
+        The files of each figure: any of ``"pdf"`` (fonts embedded), ``"png"`` and ``"svg"``,
+        as a list or one string (``"pdf,png"``); report.md embeds the PNG (else the SVG).
 
     Returns
     -------
@@ -135,6 +139,9 @@ def write_report(
         ``"summary_by_method"``, then one per plot).
     """
     _check_methods(results, methods)
+    from svmtune.study.figures._output import check_formats
+
+    formats = check_formats(formats)
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
@@ -142,7 +149,7 @@ def write_report(
     for col in ("best_params", "box"):
         if col in flat.columns:
             flat[col] = [None if p is None else json.dumps(p, sort_keys=True) for p in flat[col]]
-    flat.to_csv(out / "results.csv", index=False)
+    with_units(flat).to_csv(out / "results.csv", index=False)
     paths["results"] = out / "results.csv"
     summary_long(results, methods=methods).to_csv(out / "summary.csv", index=False)
     paths["summary"] = out / "summary.csv"
@@ -154,7 +161,7 @@ def write_report(
     # The plots and the verdict are redrawn only when what they show changed (a rerun of a
     # fully stored study redraws nothing): their inputs' fingerprint is kept beside them.
     stamp = out / ".plots.json"
-    key = _plots_fingerprint(flat, traces, methods, objectives, baseline, definition)
+    key = _plots_fingerprint(flat, traces, methods, objectives, baseline, definition, formats)
     try:
         old = json.loads(stamp.read_text())
     except (OSError, ValueError):
@@ -174,7 +181,7 @@ def write_report(
         stamp.unlink(missing_ok=True)
         # the study's plots, then the verdict: report.md, comparison.csv, CD diagram, anytime
         # profiles, ECDF; with n_jobs != 1 drawn in two processes (largest first, to the free one)
-        plots = plot_jobs(results, traces, methods=methods, objectives=objectives)
+        plots = plot_jobs(results, traces, methods=methods, objectives=objectives, formats=formats)
         verdict = verdict_jobs(
             results,
             traces,
@@ -182,6 +189,8 @@ def write_report(
             methods=methods,
             baseline=baseline,
             definition=definition,
+            formats=formats,
+            objectives=objectives,
         )
         # report.md embeds every figure: the study's plots too, not only the verdict's
         text = verdict[0]
@@ -219,6 +228,7 @@ def _plots_fingerprint(
     objectives: Mapping[str, str] | None,
     baseline: str | None = None,
     definition: Mapping[str, object] | None = None,
+    formats: Sequence[str] = (),
 ) -> str:
     """A hash of everything the plots and the verdict show, and of the code that draws them."""
     import hashlib
@@ -228,11 +238,19 @@ def _plots_fingerprint(
     h.update(flat.to_csv(index=False).encode())
     h.update(traces.to_csv(index=False).encode())
     h.update(json.dumps([list(methods or []), dict(objectives or {})], default=str).encode())
-    h.update(repr(baseline).encode())
+    h.update(repr((baseline, tuple(formats))).encode())
     h.update(json.dumps(definition, sort_keys=True, default=str).encode())
     for module in (
         "svmtune.study.figures._plots",
         "svmtune.study.figures._verdict_plots",
+        "svmtune.study.figures._best_so_far",
+        "svmtune.study.figures._cd_diagram",
+        "svmtune.study.figures._output",
+        "svmtune.study.figures._axes",
+        "svmtune.study.figures._save",
+        "svmtune.study.figures._palette",
+        "svmtune.study.figures._small_multiples",
+        "svmtune.study.verdict._latex",
         "svmtune.study.verdict._verdict",
         "svmtune.study.figures._figure_jobs",
         "svmtune.study.verdict._compare",

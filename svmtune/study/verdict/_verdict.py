@@ -12,8 +12,11 @@ import pandas as pd
 
 from svmtune.study.figures._figure_jobs import ReportJob, run_jobs
 from svmtune.study.figures._figure_section import figure_section
+from svmtune.study.store._results import with_units
 from svmtune.study.verdict._bayes import ROPE
 from svmtune.study.verdict._compare import Comparison, compare
+from svmtune.study.verdict._latex import write_latex_tables
+from svmtune.study.verdict._markdown import _header, markdown_table
 from svmtune.study.verdict._noise import (
     NoiseControls,
     all_controls,
@@ -26,67 +29,6 @@ from svmtune.study.verdict._sections import noise_lines, protocol_lines, provena
 from svmtune.study.verdict._ties import names, place_labels
 
 __all__ = ["markdown_table", "write_verdict"]
-
-
-def _fmt(v: object, digits: int = 3) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
-        return ""
-    if isinstance(v, float):
-        return f"{v:.{digits}g}"
-    return str(v)
-
-
-def markdown_table(df: pd.DataFrame, *, digits: int = 3, index: bool = True) -> str:
-    """A DataFrame as a GitHub markdown table (numbers with ``digits`` significant digits).
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> print(markdown_table(pd.DataFrame({"x": [0.12345]}, index=["a"])))
-    |  | x |
-    |---|---|
-    | a | 0.123 |
-    """
-    cols = [str(c) for c in df.columns]
-    head = ([str(df.index.name or "")] if index else []) + cols
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    for idx, row in df.iterrows():
-        cells = ([str(idx)] if index else []) + [_fmt(v, digits) for v in row.tolist()]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def _header(name: str, results: pd.DataFrame) -> list[str]:
-    counts = results["status"].value_counts().to_dict() if len(results) else {}
-    status = ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) or "none"
-    n_d = results["dataset"].nunique() if len(results) else 0
-    n_m = results["method"].nunique() if len(results) else 0
-    splits = sorted(set(results.groupby("dataset")["split"].nunique())) if len(results) else []
-    per = f" x {splits[0]} splits" if len(splits) == 1 else ""
-    line = f"{len(results)} cells stored ({status}): {n_d} data sets{per}, {n_m} methods."
-    return [f"# {name}: the verdict", "", " ".join([line, *_code_line(results)]), ""]
-
-
-def _code_line(results: pd.DataFrame) -> list[str]:
-    """Which code computed the cells (``code``: svmtune's version and git commit), and a
-    warning when more than one did: a later run at another commit reuses stored cells."""
-    if "code" not in results.columns or not len(results):
-        return []
-    codes = results["code"].value_counts()
-    unknown = int(results["code"].isna().sum())
-    out = []
-    if len(codes) == 1:
-        out.append(f"Computed by svmtune {codes.index[0]}.")
-    elif len(codes) > 1:
-        each = ", ".join(f"{k} ({v} cells)" for k, v in codes.items())
-        out.append(
-            f"**Computed by {len(codes)} versions of the code**: {each}. Cells computed by "
-            "different code can differ where a solver's stopping tolerance decides a point; "
-            "for numbers from one code, run the study into a new database."
-        )
-    if unknown:
-        out.append(f"{unknown} cells were stored before svmtune recorded the code of a cell.")
-    return out
 
 
 def _baseline_line(c: Comparison, planned: bool) -> str:
@@ -325,11 +267,12 @@ class VerdictText:
     methods: Sequence[str] | None = None
     baseline: str | None = None
     figures: tuple[str, ...] = ()
-    dpi: int = 130
+    dpi: int = 200
     cost: float = 3.0
     planned: bool = False  # the baseline was named by the study before it ran
     noise_controls: tuple[tuple[str, str], ...] = ()  # control -> the method it replicates
     definition: Mapping[str, Any] | None = None  # the study's (its protocol section)
+    formats: tuple[str, ...] = ("png", "pdf")  # the figures' files (the first embedded)
 
     def __call__(self, outdir: Path) -> dict[str, Path]:
         from svmtune.study.figures._verdict_plots import verdict_plot_jobs
@@ -359,14 +302,20 @@ class VerdictText:
         if comparison is not None and absent:
             comparison.left_out.insert(0, f"methods with no stored cell yet: {', '.join(absent)}")
         if comparison is not None:
-            comparison.summary().to_csv(out / "comparison.csv")
+            with_units(comparison.summary()).to_csv(out / "comparison.csv")
             paths["comparison"] = out / "comparison.csv"
+            paths.update(write_latex_tables(comparison, out, methods=methods))
         if comparison is not None and comparison.has_rank_tests:  # a CD diagram needs its test
             empty = self.traces.iloc[:0]  # the CD diagram only: the others are other jobs
-            for job in verdict_plot_jobs(comparison, empty, methods=methods, dpi=self.dpi):
+            cd_jobs = verdict_plot_jobs(
+                comparison, empty, methods=methods, dpi=self.dpi, formats=self.formats
+            )
+            for job in cd_jobs:
                 paths.update(job(out))
-        figures = {k: p for k, p in paths.items() if k != "comparison"}
+        figures = {k: p for k, p in paths.items() if p.suffix not in (".csv", ".tex")}
         figures.update({Path(f).stem: out / f for f in self.figures})
+        for stem in (Path(f).stem for f in self.figures):  # its other formats, linked
+            figures.update({f"{stem}.{e}": out / f"{stem}.{e}" for e in self.formats[1:]})
         noise = None
         if comparison is not None and controls:
             noise = noise_controls_of(results, controls, datasets=list(comparison.errors.index))
@@ -386,22 +335,34 @@ def verdict_jobs(
     name: str = "study",
     methods: Sequence[str] | None = None,
     baseline: str | None = None,
-    dpi: int = 130,
+    dpi: int = 200,
     noise_controls: Mapping[str, str] | None = None,
     definition: Mapping[str, Any] | None = None,
+    formats: str | Sequence[str] = ("png", "pdf"),
+    objectives: Mapping[str, str] | None = None,
 ) -> list[ReportJob]:
     """What :func:`write_verdict` writes, as report jobs: :class:`VerdictText` (comparison,
     CD diagram, ``report.md``) and one figure job per anytime figure (:func:`svmtune.study.
     _figure_jobs.run_jobs` runs them, in one process or two). Noise controls (``noise_controls``
     or the study ``definition``'s; control -> the method it replicates) are in report.md's own
     section, not in the ranks, the tests or the verdict's figures."""
+    from svmtune.study.figures._output import check_formats
     from svmtune.study.figures._verdict_plots import verdict_plot_jobs
+
+    formats = check_formats(formats)
 
     given = dict(noise_controls or (definition or {}).get("noise_controls") or {})
     stored = list(dict.fromkeys(results["method"])) if "method" in results.columns else []
     controls = all_controls(methods or stored, tuple(given.items()))
     ranked = ranked_methods(methods, controls, stored)
-    figures = verdict_plot_jobs(None, without_controls(traces, controls), methods=ranked, dpi=dpi)
+    figures = verdict_plot_jobs(
+        None,
+        without_controls(traces, controls),
+        methods=ranked,
+        dpi=dpi,
+        formats=formats,
+        objectives=objectives,
+    )
     k = len(methods) if methods is not None else results.get("method", pd.Series()).nunique()
     text = VerdictText(
         results,
@@ -415,6 +376,7 @@ def verdict_jobs(
         planned=baseline is not None,
         noise_controls=tuple(given.items()),
         definition=definition,
+        formats=formats,
     )
     return [text, *figures]
 
