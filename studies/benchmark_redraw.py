@@ -43,7 +43,7 @@ def read_cells(path: Path) -> pd.DataFrame:
 def keep_trace_figures(outdir: Path, paths: dict[str, Path]) -> list[str]:
     """Link into ``report.md`` the figures drawn from traces by the last full run that are
     still in the folder (this redraw has no traces to draw them from), captioned as such."""
-    from svmtune.study.figures._figure_section import CAPTIONS
+    from svmtune.study.figures import CAPTIONS
 
     kept = [
         stem

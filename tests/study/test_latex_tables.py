@@ -13,12 +13,12 @@ import pytest
 
 from svmtune.study import compare
 from svmtune.study.verdict._latex import (
-    INTERVAL_COLUMNS,
     errors_table,
     latex_escape,
     verdict_table,
     write_latex_tables,
 )
+from svmtune.study.verdict._noise import paired_intervals
 
 NAMES = ["LOO_2 + bisection", "CV 50% & more", "grid #3", "Platt_{x}"]
 
@@ -91,19 +91,16 @@ def test_both_tables_are_booktabs_with_escaped_names_and_bold_ties(tmp_path):
     assert all(re.search(r"& \d+/\d+/\d+ &", r) for r in rows)
 
 
-def test_the_interval_of_the_mean_difference_is_shown_when_the_comparison_has_it():
+def test_the_mean_difference_carries_its_paired_t_interval():
     c = compare(_results(), methods=NAMES, baseline=NAMES[2])
-    assert "[95" not in verdict_table(c)
-    lo, hi = INTERVAL_COLUMNS[0]
-    wil = c.posthoc["wilcoxon_holm"]
-    c.posthoc["wilcoxon_holm"] = wil.assign(
-        **{lo: wil["mean_diff"] - 0.01, hi: wil["mean_diff"] + 0.01}
-    )
     tex = verdict_table(c)
     assert "[95" in tex
+    ci = paired_intervals(c.errors, NAMES[2])  # Student's t over the data sets
     row = next(line for line in tex.splitlines() if line.startswith(r"LOO\_2"))
-    diff = 100 * float(wil.loc[NAMES[0], "mean_diff"])
-    assert f"{diff:+.2f} [{diff - 1:+.2f}, {diff + 1:+.2f}]" in row
+    diff = 100 * float(c.posthoc["wilcoxon_holm"].loc[NAMES[0], "mean_diff"])
+    lo, hi = 100 * ci.loc[NAMES[0], "low"], 100 * ci.loc[NAMES[0], "high"]
+    assert lo <= diff <= hi
+    assert f"{diff:+.2f} [{lo:+.2f}, {hi:+.2f}]" in row
     _structure(tex)
 
 

@@ -7,7 +7,8 @@ or the figure jobs a worker runs, imports no drawing code.
 A report is a list of jobs (:func:`plot_jobs`, the study's plots; the verdict's are
 :func:`svmtune.study.verdict_jobs`), each drawing and saving its files when called with the
 output folder; :func:`run_jobs` runs them in one process or two, handing them out in the order
-of :func:`by_cost` (largest estimated cost first).
+of :func:`by_cost` (largest estimated cost first). :data:`CAPTIONS` holds the one-line caption
+of each figure a report can hold, by file stem, in the report's order.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ _JOBS = "svmtune.study.figures._figure_jobs"
 #: Public name -> module that defines it.
 _EXPORTS: dict[str, str] = {
     "TIME_LABELS": _PLOTS,
+    "CAPTIONS": "svmtune.study.figures._figure_section",
     "by_cost": _JOBS,
     "run_jobs": _JOBS,
     "plot_jobs": _PLOTS,
@@ -38,6 +40,7 @@ _EXPORTS: dict[str, str] = {
 }
 
 __all__ = [
+    "CAPTIONS",
     "TIME_LABELS",
     "by_cost",
     "plot_anytime",
@@ -56,6 +59,7 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.study.figures._best_so_far import plot_best_so_far
     from svmtune.study.figures._figure_jobs import by_cost, run_jobs
+    from svmtune.study.figures._figure_section import CAPTIONS
     from svmtune.study.figures._parameter_curves import plot_parameter_curves
     from svmtune.study.figures._plots import (
         TIME_LABELS,
