@@ -7,8 +7,8 @@
 #
 # Why the whole suite and not a part of it: what a floor breaks is not where one would guess
 # (an empty study's summary table broke on pandas 2.1's indexing, far from any numerics), and
-# the suite takes about as long as the main stage (~10 min on 2 cores), so CI stays near 25 min in
-# all. Why not pytest-xdist to halve it: one more test dependency to pin and keep, for tests that
+# the suite should take about as long as the main stage (~10 min on 2 cores), so CI stays near
+# 25 min in all. Why not pytest-xdist to halve it: one more test dependency to pin and keep, for tests that
 # already start their own worker processes (studies on 2 workers, dask, PostgreSQL races) and
 # would compete with them for the same cores; the two stages run one after the other instead.
 set -euo pipefail
