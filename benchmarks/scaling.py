@@ -13,12 +13,27 @@ Each part runs ``svmtune run`` (or claiming workers) as separate processes, as a
 - ``claims``: 1, 2 and 4 (and 16) processes claim and store 1,000 zero-cost cells of one study
   on a SQLite file, and on PostgreSQL when ``SVMTUNE_POSTGRES_URL`` names a server (its
   maintenance database; a scratch database is created and dropped): cells per second.
+- ``tail``: the reduced benchmark (``studies/benchmark.py`` with its first 8 problems x 2 splits
+  x 22 methods = 352 cells, ``SVMTUNE_BENCHMARK_DATASETS=8 SVMTUNE_BENCHMARK_SPLITS=2``) from
+  scratch with ``--workers`` processes (default 1 and 2): the cell phase, the serial tail (the
+  last cell's end to the report written) and the whole run, in wall seconds and in CPU seconds
+  of each process (psutil), the cells' summed CPU; then Amdahl's serial fraction and the
+  speed-up it projects at 8, 16 and 64 cores.
+- ``startup``: what a fresh worker process spends before its cells are what they cost in a warm
+  one, in CPU seconds: its imports, then one cell of each of the reduced benchmark's methods run
+  twice (the first time loads the compiled loops from numba's cache and the method's modules);
+  the start-up is the imports plus the sum of first-minus-second, and which heavy modules a
+  worker that ran only svmtune's own methods has imported.
 
 Wall seconds on a shared machine are noisy: run it on an idle one. It prints; it asserts nothing.
 
     python benchmarks/scaling.py                      # everything (~7 min on 2 idle cores)
     python benchmarks/scaling.py --parts rerun claims
     python benchmarks/scaling.py --parts speedup --repeat 5   # ~7 min
+    python benchmarks/scaling.py --parts tail startup        # ~5 min on 2 idle cores
+
+CPU seconds are what ``tail`` and ``startup`` are meant to be read by: on a machine shared with
+other jobs, wall seconds measure the neighbours as much as the study.
 """
 
 from __future__ import annotations
@@ -37,6 +52,7 @@ import uuid
 from pathlib import Path
 
 import sqlalchemy as sa
+from scaling_tail import part_startup, part_tail, tail_child
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICKSTART = ROOT / "studies" / "quickstart.py"
@@ -220,12 +236,22 @@ def main() -> None:
         "--parts",
         nargs="+",
         default=["rerun", "cold", "speedup", "claims"],
-        choices=["rerun", "cold", "speedup", "claims"],
+        choices=["rerun", "cold", "speedup", "claims", "tail", "startup"],
     )
+    parser.add_argument(
+        "--workers", type=int, nargs="+", default=[1, 2], help="tail: the --n-jobs to run"
+    )
+    parser.add_argument(
+        "--tail-db", type=Path, help="tail: reuse this database of the reduced benchmark's cells"
+    )
+    parser.add_argument("--tail-child", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument(
         "--repeat", type=int, default=1, help="cold, speedup: pairs of runs (speedup: interleaved)"
     )
     args = parser.parse_args()
+    if args.tail_child:
+        tail_child(Path(args.tail_child[0]), Path(args.tail_child[1]), int(args.tail_child[2]))
+        return
     if args.repeat < 1:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
     with tempfile.TemporaryDirectory() as d:
@@ -238,6 +264,10 @@ def main() -> None:
             part_speedup(tmp, args.repeat)
         if "claims" in args.parts:
             part_claims(tmp)
+        if "tail" in args.parts:
+            part_tail(tmp, args.workers, args.tail_db)
+        if "startup" in args.parts:
+            part_startup(tmp)
 
 
 if __name__ == "__main__":

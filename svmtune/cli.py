@@ -165,8 +165,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     missing = missing_cells(study.cell_keys(), results, snap.running)
     methods = list(study.methods)
     objectives = objective_labels(study.definition()["methods"])
-    # the figures are drawn in two processes where the cells ran in local ones
-    draw_jobs = 1 if args.scheduler or n_jobs == 1 else 2
+    # the figures are drawn on the local processes the cells ran in, one figure per task
+    draw_jobs = 1 if args.scheduler or n_jobs == 1 else n_jobs
     # the figures drawn in worker processes that exit with this process (the cells' workers)
     with watched_workers() if draw_jobs != 1 else contextlib.nullcontext():
         paths = write_report(

@@ -382,7 +382,7 @@ class Study(StudyResults, StudySubset):
             over at once). Heartbeats are renewed every ``min(30, stale_after / 3)`` seconds;
             every worker of a study should use the same value.
         report_next : bool, default False
-            A report follows on the same local worker processes (``write_report(n_jobs=2)``,
+            A report follows on the same local worker processes (``write_report(n_jobs=n)``,
             as ``svmtune run`` does): once the last cell is handed out, a worker that is free
             loads the plotting code (matplotlib, the figure modules, a first text rendering)
             in a background thread, which nothing waits for; a figure job waits for it before

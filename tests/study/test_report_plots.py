@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
+from pathlib import Path
 
 from svmtune.kernels import RBF
 from svmtune.objectives import LOOEstimate
 from svmtune.study import Method, Study, write_report
-from svmtune.study.figures._figure_jobs import FigureJob, by_cost
+from svmtune.study.figures._figure_jobs import FigureJob, by_cost, draw_workers, run_jobs
 from svmtune.tuners import Grid
 
 from ._toys import blobs, halves
@@ -70,3 +72,49 @@ def test_jobs_are_handed_out_largest_cost_first():
     assert [costs[i] for i in order] == sorted(costs, reverse=True)
     assert order[:5] == [0, 2, 3, 4, 7]  # ties keep the order given
     assert by_cost([]) == []
+
+
+class _Shared:
+    """Data several report jobs share; each unpickling counts in its process."""
+
+    def __init__(self) -> None:
+        self.values = list(range(10_000))
+
+    def __setstate__(self, state: dict) -> None:
+        import sys
+
+        self.__dict__.update(state)
+        sys._svmtune_test_reads = getattr(sys, "_svmtune_test_reads", 0) + 1  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class _PidJob:
+    """A report job that writes which process ran it and how often that process read data."""
+
+    name: str
+    shared: _Shared
+    cost: float = 1.0
+
+    def __call__(self, outdir: Path) -> dict[str, Path]:
+        import sys
+        import time
+
+        time.sleep(0.05)  # long enough for the other process to take the next job
+        path = Path(outdir) / f"{self.name}.txt"
+        path.write_text(f"{os.getpid()} {getattr(sys, '_svmtune_test_reads', 0)}")
+        return {self.name: path}
+
+
+def test_jobs_run_one_per_task_in_workers_that_read_the_shared_data_once(tmp_path):
+    shared = _Shared()
+    jobs = [_PidJob(f"j{i}", shared, cost=float(i % 3)) for i in range(6)]
+    paths = run_jobs(jobs, tmp_path, n_jobs=2)
+    assert list(paths) == [j.name for j in jobs]  # every job, in the order given
+    seen: dict[int, set[int]] = {}
+    for p in paths.values():
+        pid, reads = map(int, p.read_text().split())
+        seen.setdefault(pid, set()).add(reads)
+    assert os.getpid() not in seen  # drawn in worker processes, not here
+    # six jobs on two processes: one ran several, and read the jobs' shared data once for all
+    assert max(len(v) for v in seen.values()) == 1, seen
+    assert draw_workers(2, 6) == 2 and draw_workers(8, 3) == 3 and draw_workers(1, 6) == 1

@@ -1,5 +1,5 @@
 """Figure jobs of a report: what to draw and save, with a cost estimate, and running a list of
-them in one process or in two (handed out largest estimate first to whichever is free)."""
+them in one process or in several (handed out largest estimate first to whichever is free)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -17,6 +17,7 @@ __all__ = [
     "FigureJob",
     "ReportJob",
     "by_cost",
+    "draw_workers",
     "load_in_background",
     "run_jobs",
 ]
@@ -80,34 +81,93 @@ def _run_one(job: ReportJob, outdir: Path) -> dict[str, Path]:
     return job(outdir)
 
 
+#: The jobs of the report being drawn, as a worker read them: file path -> jobs.
+_READ: dict[str, list[ReportJob]] = {}
+
+
+def _run_listed(path: str, index: int, outdir: Path) -> dict[str, Path]:
+    """Run job ``index`` of the list pickled at ``path`` (:func:`run_jobs`), reading the list
+    only the first time this worker meets the file."""
+    jobs = _READ.get(path)
+    if jobs is None:
+        _READ.clear()  # one report at a time: the last one's data goes
+        jobs = _READ[path] = _cloudpickle().loads(Path(path).read_bytes())
+    return _run_one(jobs[index], outdir)
+
+
 def run_jobs(jobs: Sequence[ReportJob], outdir: str | Path, *, n_jobs: int = 1) -> dict[str, Path]:
     """Run ``jobs`` into ``outdir``; with ``n_jobs`` other than 1 (and more than one core) in
-    two joblib worker processes, handed out one at a time, largest ``cost`` first
-    (:func:`by_cost`): a process takes the next job when it is free, so a process that must
-    first load the figure code simply draws fewer. The files come back in the order of
-    ``jobs``."""
+    joblib worker processes, one job per task: as many processes as ``n_jobs`` (-1: all cores)
+    allows, at most one per job (:func:`draw_workers`), each handed the next job when it is free,
+    largest ``cost`` first (:func:`by_cost`), so a process that must first load the figure code
+    simply draws fewer. After a study's cells these are the processes the cells ran in (joblib
+    reuses its pool).
+
+    The jobs' data (the study's results and traces, which most of them share) is serialized
+    once: local worker processes read the whole list from one temporary file, once each, and
+    are then handed job numbers; other backends (a dask cluster) get each job by value. The
+    files come back in the order of ``jobs``."""
     out = Path(outdir)
-    if n_jobs == 1 or (os.cpu_count() or 1) < 2 or len(jobs) < 2:
+    workers = draw_workers(n_jobs, len(jobs))
+    if workers == 1:
         parts = [job(out) for job in jobs]
     else:
-        from joblib import Parallel, delayed
-
-        order = by_cost(jobs)
-        # a worker of a reused pool may run in another folder than this process: an absolute
-        # path there, the paths returned as given here
-        where = out.resolve()
-        done = Parallel(n_jobs=2, batch_size=1, pre_dispatch="n_jobs")(
-            delayed(_run_one)(jobs[i], where) for i in order
-        )
-        by_index = {
-            i: {k: out / p.relative_to(where) for k, p in files.items()}
-            for i, files in zip(order, done, strict=True)
-        }
-        parts = [by_index[i] for i in range(len(jobs))]
+        parts = _run_parallel(jobs, out, workers)
     written: dict[str, Path] = {}
     for files in parts:
         written.update(files)
     return written
+
+
+def _cloudpickle() -> Any:
+    try:  # joblib >= 1.5 depends on cloudpickle; older joblib vendors it
+        import cloudpickle
+    except ImportError:  # pragma: no cover
+        from joblib.externals import cloudpickle  # type: ignore[no-redef]
+    return cloudpickle
+
+
+def _run_parallel(jobs: Sequence[ReportJob], out: Path, workers: int) -> list[dict[str, Path]]:
+    import tempfile
+
+    from joblib import Parallel, delayed
+    from joblib.parallel import get_active_backend
+
+    order = by_cost(jobs)
+    # a worker of a reused pool may run in another folder than this process: an absolute
+    # path there, the paths returned as given here
+    where = out.resolve()
+    local = "loky" in type(get_active_backend()[0]).__name__.lower()
+    with tempfile.TemporaryDirectory(prefix="svmtune-report-") as tmp:
+        if local:  # pickled once (shared frames once), read once per worker
+            listed = Path(tmp) / "jobs.pkl"
+            listed.write_bytes(_cloudpickle().dumps(list(jobs)))
+            calls = (delayed(_run_listed)(str(listed), i, where) for i in order)
+        else:
+            calls = (delayed(_run_one)(jobs[i], where) for i in order)
+        done = Parallel(n_jobs=workers, batch_size=1, pre_dispatch="n_jobs")(calls)
+    by_index = {
+        i: {k: out / p.relative_to(where) for k, p in files.items()}
+        for i, files in zip(order, done, strict=True)
+    }
+    return [by_index[i] for i in range(len(jobs))]
+
+
+def draw_workers(n_jobs: int | None, n_figures: int) -> int:
+    """How many processes :func:`run_jobs` draws ``n_figures`` jobs in: 1 for ``n_jobs=1``, a
+    single job or a single core; else joblib's number for ``n_jobs`` (-1 or None: all cores),
+    at most one per job (a process more would only load the figure code).
+
+    Examples
+    --------
+    >>> draw_workers(1, 9), draw_workers(4, 1), draw_workers(16, 3) <= 3
+    (1, 1, True)
+    """
+    if n_jobs == 1 or n_figures < 2 or (os.cpu_count() or 1) < 2:
+        return 1
+    from joblib import effective_n_jobs
+
+    return max(1, min(effective_n_jobs(n_jobs), n_figures))
 
 
 _loading: threading.Thread | None = None

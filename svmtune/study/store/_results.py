@@ -138,8 +138,12 @@ def summary_table(results: pd.DataFrame, *, methods: Sequence[str] | None = None
         est, mis = avg[(m, "estimate")], avg[(m, "test error")]
         if np.isfinite(est) and np.isfinite(mis) and mis > 0:
             err[(m, "estimate")] = 100 * (est - mis) / mis
-    table.loc[AVERAGE] = avg
-    table.loc[ESTIM_ERR] = err
+    # appended as a frame, not with ``table.loc[AVERAGE] = avg``: pandas 2.x cannot enlarge a
+    # frame without columns (an empty study) that way
+    tail = pd.DataFrame([avg.to_numpy(), err.to_numpy()], index=[AVERAGE, ESTIM_ERR], dtype=float)
+    tail.columns = columns
+    table = pd.concat([table, tail]) if len(table) else tail
+    table.index.name = "dataset"
     return table
 
 

@@ -117,9 +117,10 @@ def write_report(
         one objective per panel.
     n_jobs : int, default 1
         Processes that draw: with 2 or more (-1: all cores), the figures of the study's plots
-        and of the verdict are drawn in two joblib worker processes (the pool the cells ran
-        in, when it is still up), handed out one at a time, largest estimated cost first, to
-        whichever is free. The files written are the same either way.
+        and of the verdict are drawn in that many joblib worker processes, one figure per task
+        and at most one process per figure (the pool the cells ran in, when it is still up),
+        handed out one at a time, largest estimated cost first, to whichever is free. The files
+        written are the same either way.
     baseline : str, optional
         The study's pre-planned baseline (``Study(baseline=...)``): report.md tests every
         method against it. Default: the best-ranked method, and report.md says it was chosen
@@ -180,7 +181,7 @@ def write_report(
 
         stamp.unlink(missing_ok=True)
         # the study's plots, then the verdict: report.md, comparison.csv, CD diagram, anytime
-        # profiles, ECDF; with n_jobs != 1 drawn in two processes (largest first, to the free one)
+        # profiles, ECDF; with n_jobs != 1 drawn in up to n_jobs processes (largest first)
         plots = plot_jobs(results, traces, methods=methods, objectives=objectives, formats=formats)
         verdict = verdict_jobs(
             results,
