@@ -14,13 +14,13 @@ from svmtune._options import N_JOBS, Integer
 from svmtune._validation import as_rng
 from svmtune.classifier import (
     KernelExpansion,
-    decision_tolerance,
-    expansion_from_solution,
     labels_from_decisions,
 )
 from svmtune.datasets import stratified_kfold
 from svmtune.kernels import PreparedKernel, inner_products
 from svmtune.objectives._base import Outcome
+from svmtune.objectives._fold_parts import fold_parts
+from svmtune.objectives._settle import decision_scale, settle
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
 from svmtune.solvers import (
     SMO,
@@ -224,51 +224,20 @@ class _BoundKFoldCV(BoundSVMObjective):
 
         With ``rows`` (a row cache over all points, shared by the folds of one evaluation), SMO
         computes the kernel rows the fold touches, and the validation decisions read the rows
-        of the support vectors (those not cached yet are computed, and counted, here)."""
+        of the support vectors (those not cached yet are computed, and counted, here). The
+        validation decisions are settled (:func:`~svmtune.objectives._settle.settle`) before
+        the errors are counted."""
         tr, va = self.folds[f]
         y = self.y
         alpha0 = None if seed is None else feasible_start(seed, y, C, active=tr)
-        if rows is not None:
-            res = self._row_solver().solve(y, C=C, gram=rows, active=tr, alpha0=alpha0)
-            sv = np.flatnonzero(res.alpha)
-            before = rows.kernel_evals
-            Kv = np.ascontiguousarray(rows.rows_of(sv)[:, va].T)
-            dec = Kv @ (res.alpha[sv] * y[sv]) + res.b
-            tol = decision_tolerance(np.abs(Kv) @ res.alpha[sv] + abs(res.b), sv.size + 1)
-            extra = rows.kernel_evals - before
-        elif K is not None:
-            res = self.solver.solve(y, C=C, gram=K, active=tr, alpha0=alpha0)
-            # Validation decisions from the Gram rows in memory (no kernel pass), summed
-            # directly so that their round-off is bounded (decision_tolerance).
-            sv = np.flatnonzero(res.alpha)
-            Kv = K[np.ix_(va, sv)]
-            dec = Kv @ (res.alpha[sv] * y[sv]) + res.b
-            tol = decision_tolerance(np.abs(Kv) @ res.alpha[sv] + abs(res.b), sv.size + 1)
-            extra = 0
-        else:
-            sub = self.solver.solve(
-                y[tr],
-                C=C,
-                kernel=self.kernel,
-                params=kp,
-                X=self.X[tr],
-                alpha0=None if alpha0 is None else alpha0[tr],
-            )
-            alpha = np.zeros(self.n_samples)
-            alpha[tr] = sub.alpha
-            res = SMOResult(
-                alpha=alpha,
-                b=sub.b,
-                iterations=sub.iterations,
-                kernel_evals=sub.kernel_evals,
-                gradient=np.full(self.n_samples, np.nan),
-                converged=sub.converged,
-                objective=sub.objective,
-                gap=sub.gap,
-            )
-            clf = expansion_from_solution(self.kernel, kp, self.X[tr], y[tr], sub)
-            dec, tol = clf.decision_tolerance(self.X[va])
-            extra = int(va.size * clf.vectors.shape[0])
+        solve, decide, diag_max = fold_parts(self, tr, va, C, kp, K, rows)
+        res, dec, tol, extra = settle(
+            solve,
+            decide,
+            tol=float(self.objective.tol),
+            scale=decision_scale(C, diag_max),
+            alpha0=alpha0,
+        )
         # A decision within round-off of zero is a tie (+1, as predict says), whatever its sign.
         errors = int(np.count_nonzero(labels_from_decisions(dec, tol) != y[va]))
         return res, errors, extra
