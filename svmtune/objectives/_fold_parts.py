@@ -5,34 +5,33 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
 from svmtune.classifier import decision_tolerance, expansion_from_solution
 from svmtune.objectives._settle import Decide, Solve
+from svmtune.objectives._svm_objective import BoundSVMObjective
 from svmtune.solvers import SMO, KernelRows, SMOResult
-
-if TYPE_CHECKING:
-    from svmtune.objectives.kfold import _BoundKFoldCV
 
 __all__ = ["fold_parts"]
 
 
 def fold_parts(
-    bound: _BoundKFoldCV,
+    bound: BoundSVMObjective,
     tr: NDArray[np.intp],
     va: NDArray[np.intp],
     C: float,
     kp: dict[str, float],
     K: NDArray[np.float64] | None,
     rows: KernelRows | None,
+    row_solver: SMO,
 ) -> tuple[Solve, Decide, float]:
     """A fold's ``solve(tol, alpha0)`` (result over all n points), ``decide(result)`` and
     ``max_i K_ii`` over its training points: on the shared rows, on the Gram matrix in
     memory (decisions read off its rows, summed directly so that their round-off is bounded:
-    :func:`~svmtune.classifier.decision_tolerance`), or on the fold's own points."""
+    :func:`~svmtune.classifier.decision_tolerance`), or on the fold's own points.
+    ``row_solver`` is the solver on shared rows."""
     y = bound.y
 
     def tuned(t: float, base: SMO) -> SMO:
@@ -52,7 +51,7 @@ def fold_parts(
         store = rows
 
         def solve(t: float, a0: NDArray[np.float64] | None) -> SMOResult:
-            return tuned(t, bound._row_solver()).solve(y, C=C, gram=store, active=tr, alpha0=a0)
+            return tuned(t, row_solver).solve(y, C=C, gram=store, active=tr, alpha0=a0)
 
         def decide(res: SMOResult) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
             before = store.kernel_evals
@@ -75,7 +74,7 @@ def fold_parts(
 
 
 def _own_parts(
-    bound: _BoundKFoldCV,
+    bound: BoundSVMObjective,
     tr: NDArray[np.intp],
     va: NDArray[np.intp],
     C: float,

@@ -79,11 +79,19 @@ class KFoldCV(SVMObjective):
       they took: a warm start's gradient needs the kernel rows of its support vectors).
       Seeding never changes which problem is solved or the bias rule, only where SMO starts
       (a seed's variables within round-off of a bound are put on it, as in a cold solve:
-      :func:`~svmtune.solvers.warm_start.snap_to_bounds`); a validation decision within the
-      solver's accuracy of zero may take either sign from another start, so the value equals
-      a fresh bind's except at such decisions (``benchmarks/seeding_identity.py``: none with
-      ``tol=1e-10``). The iteration counts in the evaluation's cost show what seeding
-      saves. The choice of seed does not depend on ``n_jobs``;
+      :func:`~svmtune.solvers.warm_start.snap_to_bounds`). The iteration counts in the
+      evaluation's cost show what seeding saves. The choice of seed does not depend on
+      ``n_jobs``;
+    - one value per setting: two starts stop at two ``tol``-optimal solutions, and a
+      validation decision within their accuracy of zero could take either sign. So before
+      counting errors each fold settles its validation decisions: while one lies within
+      ``t * max(1, C max_i K_ii)`` of zero (``t`` the tolerance of the fold's last solve, at
+      first ``tol``; the margin exact leave-one-out refines within), the fold's solve is
+      continued from its solution at ``t / 1000``, down to ``1e-12 max(1, C max_i K_ii)``.
+      Seeded and cold solves then agree on every decision not zero to that accuracy, and the
+      value equals a fresh bind's (``benchmarks/seeding_identity.py``: 0 of 600 values differ
+      at ``tol=1e-3``). The continued solves' iterations and kernel entries are in the cost;
+      a fold with no decision near zero is one solve, as before;
     - the folds of one evaluation run in parallel (joblib, threads: the compiled SMO loop
       releases the GIL) when ``n_jobs != 1``;
     - fold-level pruning (``reports_steps``): evaluated with a ``report`` callback (an Optuna
@@ -230,7 +238,7 @@ class _BoundKFoldCV(BoundSVMObjective):
         tr, va = self.folds[f]
         y = self.y
         alpha0 = None if seed is None else feasible_start(seed, y, C, active=tr)
-        solve, decide, diag_max = fold_parts(self, tr, va, C, kp, K, rows)
+        solve, decide, diag_max = fold_parts(self, tr, va, C, kp, K, rows, self._row_solver())
         res, dec, tol, extra = settle(
             solve,
             decide,
