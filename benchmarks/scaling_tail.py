@@ -55,10 +55,9 @@ def tail_child(db: Path, outdir: Path, n_jobs: int) -> None:
         marks[label] = (time.time(), _tree_cpu())
 
     import svmtune.cli as cli
-    import svmtune.study._study as study_module
-    import svmtune.study.run._runner as runner
+    import svmtune.study as study_package
 
-    run = study_module.Study.run
+    run = study_package.Study.run
 
     @functools.wraps(run)
     def timed_run(*args: object, **kwargs: object) -> object:
@@ -68,15 +67,15 @@ def tail_child(db: Path, outdir: Path, n_jobs: int) -> None:
         finally:
             mark("cells done")
 
-    stop = runner.stop_local_workers
+    stop = study_package.stop_local_workers
 
     @functools.wraps(stop)
     def timed_stop() -> None:
         mark("report done")  # the workers are still up: their CPU is readable
         stop()
 
-    study_module.Study.run = timed_run  # type: ignore[method-assign]
-    runner.stop_local_workers = timed_stop
+    study_package.Study.run = timed_run  # type: ignore[method-assign]
+    study_package.stop_local_workers = timed_stop  # the CLI takes it from the package
     argv = ["run", str(BENCHMARK), "--storage", f"sqlite:///{db}", "--n-jobs", str(n_jobs)]
     cli.main([*argv, "--no-progress", "--output", str(outdir)])
     end = time.time()
@@ -195,7 +194,7 @@ def amdahl(r: dict[str, float]) -> None:
 STARTUP = r"""
 import json, pickle, sys, time
 t0 = time.process_time()
-from svmtune.study.run._cell import run_payload
+from svmtune.study import run_payload
 imported = time.process_time() - t0
 cells = pickle.loads(open(sys.argv[1], "rb").read())  # (method, key, seed, payload, peer)
 extra, seen = {}, None
@@ -216,8 +215,7 @@ def part_startup(tmp: Path) -> None:
     each method's first cell (split 0 of the first problem) against the same cell again;
     svmtune's own methods first, then the scikit-learn peers."""
     os.environ.update(REDUCED)
-    from svmtune.study import PeerMethod, load_study
-    from svmtune.study.run._cell import dump_task
+    from svmtune.study import PeerMethod, dump_task, load_study
 
     study = load_study(BENCHMARK)
     first: dict[str, object] = {}

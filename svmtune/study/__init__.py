@@ -9,7 +9,8 @@ their libraries.
 
 Beside the study itself, the parts a script may time or drive on their own (the benchmarks
 do): :func:`claim_cells` and :func:`new_worker_id`, the claim protocol a worker runs against
-the storage; :func:`verdict_jobs`, the verdict of a report as jobs to draw (run them with
+the storage; :func:`dump_task` and :func:`run_payload`, a cell as a worker receives and runs
+it; :func:`verdict_jobs`, the verdict of a report as jobs to draw (run them with
 :func:`svmtune.study.figures.run_jobs`).
 """
 
@@ -58,6 +59,8 @@ _EXPORTS: dict[str, str] = {
     "search_boxes": "svmtune.study.verdict._report",
     "split_seed": "svmtune.study.run._data",
     "stop_local_workers": "svmtune.study.run._runner",
+    "dump_task": "svmtune.study.run._cell",
+    "run_payload": "svmtune.study.run._cell",
     "watched_workers": "svmtune.study.run._workers",
     "summary_by_method": "svmtune.study.store._results",
     "summary_long": "svmtune.study.store._results",
@@ -106,6 +109,8 @@ __all__ = [
     "search_boxes",
     "split_seed",
     "stop_local_workers",
+    "dump_task",
+    "run_payload",
     "watched_workers",
     "summary_by_method",
     "summary_long",
@@ -119,6 +124,7 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.study._loading import load_study, load_study_module
     from svmtune.study._study import Study
+    from svmtune.study.run._cell import dump_task, run_payload
     from svmtune.study.run._data import PROTOCOLS, cell_seed, split_seed
     from svmtune.study.run._fidelity import best_so_far, full_fidelity
     from svmtune.study.run._method import Method
