@@ -39,7 +39,7 @@ from svmtune.datasets import standardize
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV
 from svmtune.solvers import SMO
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET
 
 REAL_SIZES = [2000, 5000, 10000, 20000]
 KFOLD_SIZES = [2000, 5000, 10000]

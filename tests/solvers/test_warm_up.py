@@ -64,7 +64,7 @@ def _numba_index_folder(env: dict[str, str], cwd: Path) -> str:
     import sys
 
     code = (
-        "from pathlib import Path; from svmtune.solvers import _smo_loop as m; "
+        "from pathlib import Path; from svmtune.solvers.smo import _smo_loop as m; "
         "print(Path(m.smo_loop._cache._cache_file._index_path).resolve().parent)"
     )
     cmd = [sys.executable, "-c", code]

@@ -9,9 +9,9 @@ import pytest
 
 from svmtune.kernels import Linear
 from svmtune.solvers import SMO, FullGram
-from svmtune.solvers import _exact_loo_loop as loop
-from svmtune.solvers.loo_bias import left_out_decision
-from svmtune.solvers.loo_retrains import (
+from svmtune.solvers.loo import _exact_loo_loop as loop
+from svmtune.solvers.loo._bias import left_out_decision
+from svmtune.solvers.loo._retrains import (
     SHRINK_AFTER,
     CountedGram,
     FullGbar,

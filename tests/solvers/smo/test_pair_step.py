@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from svmtune.solvers._franc_bound import kth_smallest
-from svmtune.solvers._pair_step import SNAP, TAU, add_pair, clipped_step, select_i, select_j
+from svmtune.solvers.loo._franc_bound import kth_smallest
+from svmtune.solvers.smo._pair_step import SNAP, TAU, add_pair, clipped_step, select_i, select_j
 
 
 def _problem(seed: int, n: int = 12):

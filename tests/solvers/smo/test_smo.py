@@ -263,7 +263,7 @@ def test_max_iter_warns_and_reports_not_converged() -> None:
 
 
 def test_default_max_iter_grows_with_n() -> None:
-    from svmtune.solvers.smo import default_max_iter
+    from svmtune.solvers.smo._solver import default_max_iter
 
     assert default_max_iter(300) == 10_000_000
     assert default_max_iter(20_000) == 20_000_000

@@ -1,6 +1,6 @@
 """The retrain passes of one exact leave-one-out computation: the efficiency test, the
 retrains, the refinements, and what each point's retrain found (:class:`Retrains`, driven by
-:func:`svmtune.solvers.exact_loo.exact_loo`)."""
+:func:`svmtune.solvers.exact_loo`)."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._lazy import lazy_module
-from svmtune.solvers.kernel_rows import KernelRows
-from svmtune.solvers.loo_bias import TIE, decision_scale
-from svmtune.solvers.loo_efficiency import Measure
-from svmtune.solvers.loo_refine import refine
-from svmtune.solvers.loo_retrains import FullGbar, RetrainSetup, retrain_rows, retrain_shrinking
+from svmtune.solvers.loo._bias import TIE, decision_scale
+from svmtune.solvers.loo._efficiency import Measure
+from svmtune.solvers.loo._refine import refine
+from svmtune.solvers.loo._retrains import FullGbar, RetrainSetup, retrain_rows, retrain_shrinking
+from svmtune.solvers.smo import KernelRows
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _exact_loo_loop
+    from svmtune.solvers.loo import _exact_loo_loop
 else:  # compiled code: loaded on first use (svmtune._lazy)
-    _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
+    _exact_loo_loop = lazy_module("svmtune.solvers.loo._exact_loo_loop")
 
 __all__ = ["EARLY_OFF", "EARLY_POINTS", "SAMPLE_SHARE", "Retrains", "efficiency_parts"]
 
@@ -40,7 +40,7 @@ def efficiency_parts(M: int, todo: int) -> list[int]:
     """Where the CPU test's parts of its first ``M`` of ``todo`` retrains end: the first part
     is at most one in :data:`SAMPLE_SHARE` of them (at least one), the others have
     :data:`EARLY_POINTS` retrains; the test may stop after each (:data:`EARLY_OFF`, or its
-    budget spent: :data:`svmtune.solvers.loo_efficiency.OVERHEAD`).
+    budget spent: :data:`svmtune.solvers.loo._efficiency.OVERHEAD`).
 
     >>> efficiency_parts(10, 200), efficiency_parts(10, 45), efficiency_parts(2, 200)
     ([3, 6, 9, 10], [2, 5, 8, 10], [2])
@@ -79,7 +79,7 @@ class Retrains:
 
     def retrain(self, *, franc: bool, M: int, n_jobs: int | None, efficiency: str) -> None:
         """Every point of ``todo``; under Franc's stop the first ``M`` decide (the efficiency
-        test, :data:`svmtune.solvers.exact_loo.EFFICIENCY_POINTS`) how the rest run."""
+        test, :data:`svmtune.solvers.loo.EFFICIENCY_POINTS`) how the rest run."""
         setup, todo = self.setup, self.todo
         rest = todo
         self.franc = franc
@@ -107,10 +107,10 @@ class Retrains:
         """The first ``M`` points under Franc's stop for the whole retrain; sets ``keep`` and
         ``whole`` and returns the points left to retrain. The paper's test (``"certified"``):
         Franc kept when at least half of them were certified. The CPU test (``"cpu"``): the way
-        that cost least on them (:class:`svmtune.solvers.loo_efficiency.Measure`), measured in
+        that cost least on them (:class:`svmtune.solvers.loo._efficiency.Measure`), measured in
         parts (:func:`efficiency_parts`); the test ends after a part when the eps-KKT stop was
         clearly the cheapest so far, or when the next part would overrun its budget at the
-        rate of the parts so far (:data:`svmtune.solvers.loo_efficiency.OVERHEAD`)."""
+        rate of the parts so far (:data:`svmtune.solvers.loo._efficiency.OVERHEAD`)."""
         measure = Measure() if efficiency == "cpu" and todo.size > M else None
         ends = efficiency_parts(M, todo.size) if measure is not None else [M]
         done = 0

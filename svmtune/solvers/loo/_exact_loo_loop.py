@@ -27,7 +27,7 @@ starting from the solution on all points (Franc, Laskov, Muller 2008, Algorithm 
   one variable moves at a time, the one whose exact line search gains H most); each greedy step
   reads the kernel row of the variable it moves, counted. ``F`` at its best bias is a convex
   piecewise-linear problem in ``b``, minimised at an order statistic (a quickselect, O(n);
-  :mod:`svmtune.solvers._franc_bound` holds the bound's pieces); the bound is tested before
+  :mod:`svmtune.solvers.loo._franc_bound` holds the bound's pieces); the bound is tested before
   every SMO step, at the last best bias, recomputed when :data:`EXACT_BIAS_EVERY` says.
 
 Cost: a step under Franc's stop is one pass over the points that updates ``G`` and ``u`` and
@@ -35,7 +35,7 @@ writes the hinge losses and H's coordinate gains (no branch, no division, no flo
 sum: it compiles to vector code), then the hinge sum and the best gain over those arrays;
 ``alpha'Q alpha`` is updated in O(1) from the step's pair. Such a step costs about twice an
 eps-KKT step (:data:`WORK_FRANC_STEP`), which the efficiency test of
-:func:`svmtune.solvers.exact_loo.exact_loo` weighs against the steps it saves.
+:func:`svmtune.solvers.exact_loo` weighs against the steps it saves.
 
 Kernel rows are counted as the paper's KerEval (columns of ``K`` read): one per seeded variable
 (``r`` included), two per SMO step, one per greedy step on H. ``nogil``: points run in threads.
@@ -48,7 +48,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from svmtune.solvers._franc_bound import (
+from svmtune.solvers.loo._franc_bound import (
     greedy,
     h_move,
     h_start,
@@ -56,7 +56,7 @@ from svmtune.solvers._franc_bound import (
     primal_best_b,
     step_with_h,
 )
-from svmtune.solvers._pair_step import add_pair, clipped_step, select_i, select_j
+from svmtune.solvers.smo._pair_step import add_pair, clipped_step, select_i, select_j
 
 __all__ = ["CERTIFIED", "KKT", "MAX_ITER", "RetrainOptions", "retrain_one", "work_arrays"]
 
@@ -78,7 +78,7 @@ WORK_RETRAIN = 8.0
 """The fixed CPU of a retrain under either stop (the call, the seeding, the bias), in eps-KKT
 SMO steps over all points of a full Gram matrix (selection, then the gradient update). The
 retrains count their CPU in these units, the same way on every machine, and the efficiency test
-of :func:`svmtune.solvers.exact_loo.exact_loo` weighs the two stops by it. The three constants
+of :func:`svmtune.solvers.exact_loo` weighs the two stops by it. The three constants
 come from a least-squares fit to the CPU of the compiled retrains of 35 settings (heart, sonar,
 ionosphere, wdbc, banana, ringnorm; linear and RBF; C = 0.1 to 100), which gave 1.86, 2.18 and
 6.34; with the rounded values the count's ratio of the two stops is off the measured one by 7 %

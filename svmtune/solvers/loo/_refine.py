@@ -2,7 +2,7 @@
 
 An eps-KKT retrain's decision at the left-out point is only as accurate as the stop's
 tolerance; :func:`refine` retrains such points again at tolerances 1000 times tighter each time
-until the sign is certain (:func:`svmtune.solvers.exact_loo.exact_loo` says which points).
+until the sign is certain (:func:`svmtune.solvers.exact_loo` says which points).
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from numpy.typing import NDArray
 
 from svmtune._lazy import lazy_module
 from svmtune._warnings import quiet_max_iter
-from svmtune.solvers.kernel_rows import KernelRows
-from svmtune.solvers.loo_bias import decision_scale
-from svmtune.solvers.loo_retrains import (
+from svmtune.solvers.loo._bias import decision_scale
+from svmtune.solvers.loo._retrains import (
     SHRINK_AFTER,
     CountedGram,
     FullGbar,
@@ -25,12 +24,12 @@ from svmtune.solvers.loo_retrains import (
     outputs,
     retrain_on_rows,
 )
-from svmtune.solvers.smo import SMO
+from svmtune.solvers.smo import SMO, KernelRows
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _exact_loo_loop
+    from svmtune.solvers.loo import _exact_loo_loop
 else:  # compiled code: loaded on first use (svmtune._lazy)
-    _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
+    _exact_loo_loop = lazy_module("svmtune.solvers.loo._exact_loo_loop")
 
 __all__ = ["REFINE_FACTOR", "REFINE_FLOOR", "REFINE_FRANC_AFTER", "refine"]
 
@@ -125,7 +124,7 @@ def _refine_one(
 class _Steps:
     """The SMO steps of one refinement on a full Gram matrix, its tolerances one after another,
     each as the retrains run: the compiled loop for its first
-    :data:`~svmtune.solvers.loo_retrains.SHRINK_AFTER` steps, then the shrinking SMO. Under
+    :data:`~svmtune.solvers.loo._retrains.SHRINK_AFTER` steps, then the shrinking SMO. Under
     Franc's stop, once the refinement has cost :data:`REFINE_FRANC_AFTER` (counted CPU), the
     compiled loop with the bound for about as much again (a window); if the bound did not fire,
     the shrinking SMO until the refinement has cost twice as much as at the window's end, then

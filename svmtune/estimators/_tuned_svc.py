@@ -15,9 +15,23 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, check_random_state, validate_data
 
-from svmtune._probability import out_of_fold_sigmoid
-from svmtune._tuned_cv import cv_results, default_parts, problem_objective, weighted_objective
-from svmtune._tuned_parts import (
+from svmtune._validation import check_positive
+from svmtune.estimators._multiclass import (
+    binary_problems,
+    class_probabilities,
+    name_classes_in_error,
+    ovo_decision,
+    problem_name,
+)
+from svmtune.estimators._probability import out_of_fold_sigmoid
+from svmtune.estimators._svc import SVC
+from svmtune.estimators._tuned_cv import (
+    cv_results,
+    default_parts,
+    problem_objective,
+    weighted_objective,
+)
+from svmtune.estimators._tuned_parts import (
     _canonical_order,
     _check_sample_weight,
     _child_seed,
@@ -25,19 +39,10 @@ from svmtune._tuned_parts import (
     check_combination,
     platt_sigmoid,
 )
-from svmtune._validation import check_positive
 from svmtune.kernels import KernelModel
-from svmtune.multiclass import (
-    binary_problems,
-    class_probabilities,
-    name_classes_in_error,
-    ovo_decision,
-    problem_name,
-)
 from svmtune.objectives import KFoldCV, Objective
 from svmtune.objectives.scored_cv import ScoredCV
 from svmtune.solvers.sigmoid import Sigmoid
-from svmtune.svc import SVC
 from svmtune.tuners import Tuner, TuningResult, warm_up_method
 
 __all__ = ["TunedSVC", "check_combination", "platt_sigmoid"]

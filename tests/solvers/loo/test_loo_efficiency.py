@@ -1,12 +1,12 @@
-"""The CPU efficiency test's choice and budget (svmtune.solvers.loo_efficiency.Measure) on
+"""The CPU efficiency test's choice and budget (svmtune.solvers.loo._efficiency.Measure) on
 hand-made records: what each way cost on the retrains measured, in eps-KKT steps."""
 
 from __future__ import annotations
 
 import pytest
 
-from svmtune.solvers.loo_efficiency import MARGIN, OVERHEAD, Measure, _Retrain
-from svmtune.solvers.loo_passes import EARLY_POINTS, efficiency_parts
+from svmtune.solvers.loo._efficiency import MARGIN, OVERHEAD, Measure, _Retrain
+from svmtune.solvers.loo._passes import EARLY_POINTS, efficiency_parts
 
 
 def _measure(*ways: tuple[float, float, float], rerun: bool = False) -> Measure:

@@ -3,7 +3,7 @@
 ``G_t = -1 + Gbar_t + y_t sum_s ay_s K_st`` over the free support vectors ``s``
 (``ay = alpha * y``; ``Gbar`` holds those at their upper bound), for ``t`` in ``targets``: from
 the complete row of ``s`` where the row store holds it, else from the points (RBF or linear
-rows, :mod:`svmtune.solvers._loop_rows`'s ``kind``), the entries computed and counted but not
+rows, :mod:`svmtune.solvers.smo._loop_rows`'s ``kind``), the entries computed and counted but not
 cached. Kernels of that form are positive semidefinite and finite by construction: nothing is
 checked (the Python path checked every block of entries, with temporaries the size of the
 block).
@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 
 from svmtune.kernels.row_forms import DISTANCE_ROUNDOFF, exp_nonpositive_into
-from svmtune.solvers._loop_rows import ROWS_RBF
+from svmtune.solvers.smo._loop_rows import ROWS_RBF
 
 __all__ = ["refresh_from_points"]
 

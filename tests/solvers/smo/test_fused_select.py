@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from svmtune.solvers._pair_step import add_pair, select_i, select_j
-from svmtune.solvers._smo_loop import (
+from svmtune.solvers.smo._pair_step import add_pair, select_i, select_j
+from svmtune.solvers.smo._smo_loop import (
     _add_pair_select_i,
     _select_i_st,
     _select_j_st,

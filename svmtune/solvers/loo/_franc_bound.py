@@ -1,6 +1,6 @@
 """Franc, Laskov and Muller's certificate in the compiled retrain loop: the pieces (numba).
 
-The bound of :mod:`svmtune.solvers._exact_loo_loop` compares the primal value ``F`` of the
+The bound of :mod:`svmtune.solvers.loo._exact_loo_loop` compares the primal value ``F`` of the
 current iterate at its best bias with ``H``, the dual of the SVM forced through the left-out
 point ``x_r``, ascended by its own coordinate steps. Here: order statistics (the best bias of
 ``F`` and LIBSVM's midpoint bias of a left-out decision), H's start, its exact coordinate moves
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from svmtune.solvers._pair_step import TAU
+from svmtune.solvers.smo._pair_step import TAU
 
 __all__ = [
     "greedy",
@@ -67,7 +67,7 @@ def kth_smallest(z, m, k):  # pragma: no cover - compiled
 @njit(cache=True, nogil=True)
 def left_out_bias(y, G, r, z):  # pragma: no cover - compiled
     """The bias over all points but ``r``: the midpoint of the biases that minimise the primal
-    value at the current ``alpha`` (see :func:`svmtune.solvers.exact_loo.midpoint_biases`).
+    value at the current ``alpha`` (see :func:`svmtune.solvers.loo._bias.midpoint_biases`).
 
     The hinge sum's slope in ``b`` is ``#{v_t < b} - P`` with ``v_t = -y_t G_t`` and ``P`` the
     positives, so the minimisers are ``[v_(P), v_(P+1)]`` (order statistics)."""

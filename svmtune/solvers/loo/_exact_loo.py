@@ -3,7 +3,7 @@
 :func:`exact_loo` solves once on all points, settles what the sufficiency checks settle, and
 retrains without each remaining point from an alpha-seeded start, stopped either by the eps-KKT
 gap (``"kkt"``, the paper's baseline) or as soon as the sign of the left-out decision is
-certified (``"franc"``, Algorithm 3; the compiled loop is :mod:`svmtune.solvers._exact_loo_loop`).
+certified (``"franc"``, Algorithm 3; the compiled loop is ``_exact_loo_loop.py``).
 
 Every left-out decision is the one of the SVM trained without the point, with LIBSVM's bias
 convention at the optimum: the one optimal bias when a support vector is free, else the
@@ -25,7 +25,7 @@ instead.
 
 Franc's certificate (``"franc"``): besides the SMO on the retrain's dual G, a second vector
 ``beta`` ascends H, the dual of the SVM forced through ``x_r`` (``f(x_r) = 0``), by its own
-greedy coordinate steps (one per SMO step, :data:`svmtune.solvers.loo_retrains.H_STEPS`, plus the
+greedy coordinate steps (one per SMO step, :data:`svmtune.solvers.loo._retrains.H_STEPS`, plus the
 moves on the SMO step's own pair); before every SMO step the primal value ``F`` of the current
 iterate is compared with ``H``. ``F < H`` proves that no classifier as good as the iterate changes
 sign at ``x_r``, so the sign is the optimum's and the retrain stops there. H starts at the full
@@ -35,7 +35,7 @@ many steps, H few), on easy retrains (a few dozen steps) often not at all. Each 
 one kernel column (counted). An efficiency test on the first ``M = 10`` retrains decides how
 the rest run: by default the way that cost least CPU on them (the eps-KKT stop, Franc's stop
 for the first steps only, or Franc's stop to the end of each retrain), what they did not run
-measured as far as the choice needs (:mod:`svmtune.solvers.loo_efficiency`); or, as the paper,
+measured as far as the choice needs (:mod:`svmtune.solvers.loo._efficiency`); or, as the paper,
 Franc's stop kept when half of them were certified (:data:`EFFICIENCY_POINTS`).
 
 A decision the eps-KKT stop leaves within ``tol`` of zero (check 1 or a retrain) is not trusted:
@@ -55,18 +55,17 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._lazy import lazy_module
 from svmtune._validation import check_labels, check_n_jobs, check_positive, check_positive_int
 from svmtune._warnings import warn_not_converged
-from svmtune.solvers.kernel_rows import FullGram, KernelRows
-from svmtune.solvers.loo_bias import decision_scale, midpoint_biases
-from svmtune.solvers.loo_passes import Retrains
-from svmtune.solvers.loo_retrains import (
+from svmtune.solvers.loo._bias import decision_scale, midpoint_biases
+from svmtune.solvers.loo._passes import Retrains
+from svmtune.solvers.loo._retrains import (
     RetrainSetup,
 )
-from svmtune.solvers.smo import SMO, SMOResult, decision_from_gradient
+from svmtune.solvers.smo import SMO, FullGram, KernelRows, SMOResult, decision_from_gradient
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _exact_loo_loop
+    from svmtune.solvers.loo import _exact_loo_loop
 else:  # compiled code: loaded on first use (svmtune._lazy)
-    _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
+    _exact_loo_loop = lazy_module("svmtune.solvers.loo._exact_loo_loop")
 
 
 __all__ = [
@@ -86,7 +85,7 @@ _EFFICIENCIES = get_args(Efficiency)
 EFFICIENCY_POINTS = 10
 """The efficiency test: Franc's stop runs on the first ``M = 10`` retrained points (the paper's
 ``M``) and is kept for the rest only when it cost less than the eps-KKT stop on them
-(:class:`svmtune.solvers.loo_efficiency.Measure`). The paper keeps it when at least half of them
+(:class:`svmtune.solvers.loo._efficiency.Measure`). The paper keeps it when at least half of them
 were certified; with the Gram matrix in memory a kernel column costs nothing to read, a step
 under Franc's stop costs about twice an eps-KKT step, and a certificate that saves fewer steps
 than that costs CPU (RBF kernel, large C: retrains certified late)."""
@@ -123,7 +122,7 @@ class ExactLOOResult:
         ``settled_alpha_zero``, ``settled_misclassified``, ``retrained``, ``refined``
         (retrains whose decision came within ``tol`` of zero and went on at tighter tolerances;
         under ``"franc"`` Franc's bound gets windows once one has cost
-        :data:`svmtune.solvers.loo_refine.REFINE_FRANC_AFTER`),
+        :data:`svmtune.solvers.loo.refinement.REFINE_FRANC_AFTER`),
         ``refined_certified`` (of them, stopped by the bound), ``certified`` (retrains stopped
         by Franc's bound before any refinement), ``under_franc`` (retrains run under
         Franc's stop: all, or those of the efficiency test when it switched it off),
@@ -197,9 +196,9 @@ def exact_loo(
     efficiency : {"cpu", "certified"}, default "cpu"
         The efficiency test (:data:`EFFICIENCY_POINTS`): run the rest the way that cost least
         CPU on the first ``M`` retrains: the eps-KKT stop, Franc's stop for the first
-        :data:`svmtune.solvers.loo_retrains.SHRINK_AFTER` steps then the shrinking SMO, or
+        :data:`svmtune.solvers.loo._retrains.SHRINK_AFTER` steps then the shrinking SMO, or
         Franc's stop to the end of each retrain (``"cpu"``,
-        :mod:`svmtune.solvers.loo_efficiency`); or, as the paper, keep Franc's stop when at
+        :mod:`svmtune.solvers.loo._efficiency`); or, as the paper, keep Franc's stop when at
         least half of them were certified, its bound then tested to the end of every retrain
         (``"certified"``: fewer kernel columns read, the paper's KerEval, at more CPU where
         retrains are long).

@@ -10,8 +10,8 @@ import pytest
 from svmtune.datasets import load, standardize
 from svmtune.kernels import RBF
 from svmtune.solvers import SMO
-from svmtune.solvers._packed_rows import drop_packed, new_packed, packed_row, set_layout
-from svmtune.solvers._smo_loop import COPY_ROWS_FROM
+from svmtune.solvers.smo._packed_rows import drop_packed, new_packed, packed_row, set_layout
+from svmtune.solvers.smo._smo_loop import COPY_ROWS_FROM
 
 
 @pytest.mark.parametrize("slots", [2, 5, 40])

@@ -10,7 +10,7 @@ from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from svmtune.kernels import RBF
 from svmtune.solvers import SMO
-from svmtune.solvers._blas_threads import one_blas_thread
+from svmtune.solvers.smo._blas_threads import one_blas_thread
 
 
 def blas_threads() -> list[int]:

@@ -15,11 +15,11 @@ from svmtune.kernels import KernelModel
 from svmtune.kernels.row_forms import squared_norms
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _gram_scan, _loop_rows, _refresh
+    from svmtune.solvers.smo import _gram_scan, _loop_rows, _refresh
 else:  # compiled code: loaded on first use (svmtune._lazy)
-    _gram_scan = lazy_module("svmtune.solvers._gram_scan")
-    _loop_rows = lazy_module("svmtune.solvers._loop_rows")
-    _refresh = lazy_module("svmtune.solvers._refresh")
+    _gram_scan = lazy_module("svmtune.solvers.smo._gram_scan")
+    _loop_rows = lazy_module("svmtune.solvers.smo._loop_rows")
+    _refresh = lazy_module("svmtune.solvers.smo._refresh")
 
 
 __all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
@@ -418,7 +418,7 @@ class KernelRows:
 
         Uses the cached complete rows of the free support vectors; the entries ``K_st`` of the
         others are computed (and counted), not cached: for RBF and linear rows in compiled code
-        (:mod:`svmtune.solvers._refresh`), else in blocks within the memory budget."""
+        (:mod:`svmtune.solvers.smo._refresh`), else in blocks within the memory budget."""
         if not targets.size:
             return
         sv = np.flatnonzero((alpha > 0.0) & (alpha < C)).astype(np.int64)

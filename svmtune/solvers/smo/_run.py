@@ -1,6 +1,6 @@
 """A solve in progress (:class:`SMORun`): the Python side of the compiled SMO loop.
 
-It calls :func:`svmtune.solvers._smo_loop.smo_loop`, answers what the loop asks for (a kernel
+It calls :func:`svmtune.solvers.smo._smo_loop.smo_loop`, answers what the loop asks for (a kernel
 row, the gradient of the shrunk variables), keeps the iteration count and warns when
 ``max_iter`` is reached.
 """
@@ -15,23 +15,23 @@ from numpy.typing import NDArray
 
 from svmtune._lazy import lazy_module
 from svmtune._warnings import MAX_ITER_PREFIX, warn_not_converged
-from svmtune.solvers._blas_threads import BLAS_ROW_THRESHOLD, one_blas_thread
-from svmtune.solvers.kernel_rows import RowStore
-from svmtune.solvers.smo_result import SMOResult
+from svmtune.solvers.smo._blas_threads import BLAS_ROW_THRESHOLD, one_blas_thread
+from svmtune.solvers.smo._kernel_rows import RowStore
+from svmtune.solvers.smo._result import SMOResult
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _loop_rows, _shrinking, _smo_loop
+    from svmtune.solvers.smo import _loop_rows, _shrinking, _smo_loop
 else:  # compiled code: loaded on first use (svmtune._lazy)
-    _loop_rows = lazy_module("svmtune.solvers._loop_rows")
-    _shrinking = lazy_module("svmtune.solvers._shrinking")
-    _smo_loop = lazy_module("svmtune.solvers._smo_loop")
+    _loop_rows = lazy_module("svmtune.solvers.smo._loop_rows")
+    _shrinking = lazy_module("svmtune.solvers.smo._shrinking")
+    _smo_loop = lazy_module("svmtune.solvers.smo._smo_loop")
 
 
 __all__ = ["SMORun"]
 
 PACKED_ROWS_BYTES = 64 * 2**20
 """Bytes at most for the copies of kernel rows in the active variables' positions that the loop
-reads once variables are shrunk (:mod:`svmtune.solvers._packed_rows`): also at most an eighth of
+reads once variables are shrunk (:mod:`svmtune.solvers.smo._packed_rows`): also at most an eighth of
 the row store's bytes and ``m^2`` doubles, and at least two rows of ``m``. Allocated untouched,
 so a solve that never shrinks uses none of it."""
 

@@ -9,10 +9,10 @@ import numpy as np
 from numpy.typing import NDArray
 from sklearn.model_selection import StratifiedKFold
 
+from svmtune.estimators._svc import SVC
 from svmtune.kernels import KernelModel
 from svmtune.objectives import Objective
 from svmtune.solvers.sigmoid import Sigmoid, fit_sigmoid
-from svmtune.svc import SVC
 
 __all__ = ["PROBABILITY_FOLDS", "out_of_fold_sigmoid"]
 

@@ -1,10 +1,10 @@
 """The retrains of exact leave-one-out, and the bias and decision of a solution without a point.
 
-:func:`svmtune.solvers.exact_loo.exact_loo` decides which points to retrain; this module retrains
-them: on a full Gram matrix in the compiled loop (:mod:`svmtune.solvers._exact_loo_loop`), handed
+:func:`svmtune.solvers.exact_loo` decides which points to retrain; this module retrains
+them: on a full Gram matrix in the compiled loop (``_exact_loo_loop.py``), handed
 to the shrinking SMO when not done in :data:`SHRINK_AFTER` steps, or under Franc's stop there to
 the end (:func:`retrain_shrinking`); on a kernel-row cache with the SMO (:func:`retrain_rows`).
-The refinements at tighter tolerances are :mod:`svmtune.solvers.loo_refine`'s.
+The refinements at tighter tolerances are :mod:`svmtune.solvers.loo._refine`'s.
 :class:`RetrainSetup` holds what all of them share.
 """
 
@@ -19,16 +19,16 @@ from numpy.typing import NDArray
 
 from svmtune._lazy import lazy_module
 from svmtune._warnings import quiet_max_iter
-from svmtune.solvers.kernel_rows import FullGram, KernelRows
-from svmtune.solvers.loo_bias import TIE, decision_scale, left_out_decision, midpoint_biases
-from svmtune.solvers.shrinking_cost import shrinking_cpu
-from svmtune.solvers.smo import SMO, SMOResult, SMORun
+from svmtune.solvers.loo._bias import TIE, decision_scale, left_out_decision, midpoint_biases
+from svmtune.solvers.loo._shrinking_cost import shrinking_cpu
+from svmtune.solvers.smo import SMO, FullGram, KernelRows, SMOResult, SMORun
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _exact_loo_loop, _shrinking
+    from svmtune.solvers.loo import _exact_loo_loop
+    from svmtune.solvers.smo import _shrinking
 else:  # compiled code: loaded on first use (svmtune._lazy)
-    _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
-    _shrinking = lazy_module("svmtune.solvers._shrinking")
+    _exact_loo_loop = lazy_module("svmtune.solvers.loo._exact_loo_loop")
+    _shrinking = lazy_module("svmtune.solvers.smo._shrinking")
 
 
 __all__ = [
@@ -160,7 +160,7 @@ def outputs(
 
 class Recorder(Protocol):
     """What records the retrains of an efficiency test
-    (:class:`svmtune.solvers.loo_efficiency.Measure`)."""
+    (:class:`svmtune.solvers.loo._efficiency.Measure`)."""
 
     def record(
         self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
@@ -230,7 +230,7 @@ def retrain_shrinking(
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """The retrains over one full Gram matrix: compiled, then on the shrinking SMO.
 
-    Each retrain starts at the alpha-seeded point (:mod:`svmtune.solvers._exact_loo_loop`) and
+    Each retrain starts at the alpha-seeded point (:mod:`svmtune.solvers.loo._exact_loo_loop`) and
     makes at most ``SHRINK_AFTER`` SMO steps in the compiled loop (under Franc's stop when
     ``franc``, its bound tested before every step); if not done, it goes on from where it is on
     the shrinking SMO (:class:`SMORun`, which shrinks at once) to the eps-KKT stop. With
@@ -238,7 +238,7 @@ def retrain_shrinking(
     eps-KKT or ``cap``): Franc's stop for the whole retrain, as the paper runs it.
 
     With ``measure`` (under Franc's stop), each retrain is recorded for the efficiency test
-    (:class:`svmtune.solvers.loo_efficiency.Measure`).
+    (:class:`svmtune.solvers.loo._efficiency.Measure`).
 
     Returns the decisions at the left-out points, their statuses, iterations and kernel rows
     read (``gbar_full`` counts the rows it reads, once for all retrains).

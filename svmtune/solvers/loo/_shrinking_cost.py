@@ -1,7 +1,7 @@
 """The CPU of the shrinking SMO's work in exact leave-one-out, counted in eps-KKT steps of the
-compiled retrain loop (:mod:`svmtune.solvers._exact_loo_loop`): a count, the same on every
-machine, that the CPU efficiency test (:mod:`svmtune.solvers.loo_efficiency`) and the
-refinements' windows (:mod:`svmtune.solvers.loo_refine`) weigh against the compiled loop's."""
+compiled retrain loop (:mod:`svmtune.solvers.loo._exact_loo_loop`): a count, the same on every
+machine, that the CPU efficiency test (:mod:`svmtune.solvers.loo._efficiency`) and the
+refinements' windows (:mod:`svmtune.solvers.loo._refine`) weigh against the compiled loop's."""
 
 from __future__ import annotations
 

@@ -4,18 +4,18 @@ The dual of the L1 soft-margin SVM (Palagi's slides, problem (3))::
 
     min_a  1/2 a'Qa - e'a   s.t.  y'a = 0,  0 <= a <= C,   Q_ij = y_i y_j k(x_i, x_j)
 
-is solved two variables at a time. The compiled loop (:mod:`svmtune.solvers._smo_loop`) picks the
+is solved two variables at a time. The compiled loop (``_smo_loop.py``) picks the
 pair either as the maximal violating pair or by LIBSVM's second-order rule (the default), updates
 it analytically and the gradient ``G = Qa - e`` incrementally, and stops when the KKT gap
 ``max_{I_up} -y G - min_{I_low} -y G`` is below ``tol``.
 
 This module holds the solver's options and the set-up of a solve: where kernel values come from
 (the full Gram matrix while it fits a memory budget, else kernel rows computed on demand and
-kept in an LRU cache, :class:`~svmtune.solvers.kernel_rows.KernelRows`), the warm start
-(:mod:`svmtune.solvers.warm_start`), solving on a subset of the points (``active``). A solve in
-progress is an :class:`~svmtune.solvers.smo_run.SMORun` (step it by hand, read its gradient;
+kept in an LRU cache, :class:`~svmtune.solvers.smo._kernel_rows.KernelRows`), the warm start
+(:mod:`svmtune.solvers.smo._warm_start`), solving on a subset of the points (``active``). A solve in
+progress is an :class:`~svmtune.solvers.smo._run.SMORun` (step it by hand, read its gradient;
 it warns when ``max_iter`` is reached), and its outcome an
-:class:`~svmtune.solvers.smo_result.SMOResult`; both are importable from here too.
+:class:`~svmtune.solvers.smo._result.SMOResult`; both are importable from here too.
 
 A later solver (exact leave-one-out, Franc et al.) reuses it: it retrains with one point removed
 by passing ``active`` (all indices but one) and a seeded ``alpha0`` over the same Gram matrix,
@@ -35,7 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._lazy import lazy_module
 from svmtune._validation import check_labels, check_positive, check_X
 from svmtune.kernels import KernelModel
-from svmtune.solvers.kernel_rows import (
+from svmtune.solvers.smo._kernel_rows import (
     DEFAULT_MEMORY_BUDGET,
     FullGram,
     KernelRows,
@@ -43,14 +43,14 @@ from svmtune.solvers.kernel_rows import (
     as_f8_2d,
     check_gram,
 )
-from svmtune.solvers.smo_result import SMOResult, decision_from_gradient, default_max_iter
-from svmtune.solvers.smo_run import SMORun
-from svmtune.solvers.warm_start import check_warm_start, feasible_start
+from svmtune.solvers.smo._result import SMOResult, decision_from_gradient, default_max_iter
+from svmtune.solvers.smo._run import SMORun
+from svmtune.solvers.smo._warm_start import check_warm_start, feasible_start
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _rbf_gram
+    from svmtune.solvers.smo import _rbf_gram
 else:  # compiled code: loaded on first use (svmtune._lazy)
-    _rbf_gram = lazy_module("svmtune.solvers._rbf_gram")
+    _rbf_gram = lazy_module("svmtune.solvers.smo._rbf_gram")
 
 
 __all__ = [
@@ -308,7 +308,7 @@ class SMO:
             Upper bound of every ``alpha_i`` (or one per point).
         gram : array of shape (n, n), FullGram or KernelRows, optional
             The kernel matrix (no kernel evaluations are counted for it), the same wrapped once
-            for many solves (:class:`~svmtune.solvers.kernel_rows.FullGram`), or a row cache.
+            for many solves (:class:`~svmtune.solvers.smo._kernel_rows.FullGram`), or a row cache.
         kernel, params, X : optional
             Instead of ``gram``: the kernel model, its parameters and the points. The full Gram
             matrix is built while ``8 n^2 <= memory_budget``, else rows are computed on demand;

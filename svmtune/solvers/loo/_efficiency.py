@@ -1,7 +1,7 @@
 """The efficiency test of exact leave-one-out on CPU: which way the rest of the retrains run.
 
-:func:`svmtune.solvers.exact_loo.exact_loo` runs its first retrains under Franc's stop for the
-compiled loop's :data:`~svmtune.solvers.loo_retrains.SHRINK_AFTER` steps, then (if not done) on
+:func:`svmtune.solvers.exact_loo` runs its first retrains under Franc's stop for the
+compiled loop's :data:`~svmtune.solvers.loo._retrains.SHRINK_AFTER` steps, then (if not done) on
 the shrinking SMO as eps-KKT ones do, and records them here (:class:`Measure`). Three ways are
 open for the rest, and the test takes the one that cost the least CPU on the retrains measured:
 
@@ -14,9 +14,9 @@ open for the rest, and the test takes the one that cost the least CPU on the ret
 
 CPU is counted, not timed, so the choice is the same on every machine and every rerun: the
 compiled loop counts its steps in eps-KKT steps over all points
-(:data:`svmtune.solvers._exact_loo_loop.WORK_RETRAIN`), the shrinking SMO its runs, its steps,
+(:data:`svmtune.solvers.loo._exact_loo_loop.WORK_RETRAIN`), the shrinking SMO its runs, its steps,
 the variables they swept and the kernel entries it read
-(:func:`svmtune.solvers.shrinking_cost.shrinking_cpu`).
+(:func:`svmtune.solvers.loo._shrinking_cost.shrinking_cpu`).
 What the retrains did not run is measured only as far as the choice needs: the certified
 retrains go on under the eps-KKT stop (in the compiled loop, then on the shrinking SMO), one
 after another, until the eps-KKT stop has cost more than Franc's over all of them; then the
@@ -30,7 +30,7 @@ where it is cheaper by :data:`MARGIN`; what the test spends beyond the eps-KKT s
 measuring, and Franc's first steps where the eps-KKT stop was cheaper) is held to
 :data:`OVERHEAD` of the CPU all retrains are projected to cost (Franc's whole retrains are
 measured again only within it, and the test takes no more retrains once the next part would
-overrun it: :func:`svmtune.solvers.loo_passes.efficiency_parts`); and a choice the budget leaves
+overrun it: :func:`svmtune.solvers.loo._passes.efficiency_parts`); and a choice the budget leaves
 open falls to the eps-KKT stop (Franc's whole retrain is taken only where measured to the end on
 every retrain measured).
 """
@@ -45,7 +45,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._lazy import lazy_module
-from svmtune.solvers.loo_retrains import (
+from svmtune.solvers.loo._retrains import (
     SHRINK_AFTER,
     CountedGram,
     FullGbar,
@@ -54,9 +54,9 @@ from svmtune.solvers.loo_retrains import (
 )
 
 if TYPE_CHECKING:
-    from svmtune.solvers import _exact_loo_loop
+    from svmtune.solvers.loo import _exact_loo_loop
 else:  # compiled code: loaded on first use (svmtune._lazy)
-    _exact_loo_loop = lazy_module("svmtune.solvers._exact_loo_loop")
+    _exact_loo_loop = lazy_module("svmtune.solvers.loo._exact_loo_loop")
 
 __all__ = ["MARGIN", "OVERHEAD", "Measure"]
 

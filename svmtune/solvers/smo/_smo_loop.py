@@ -3,7 +3,7 @@
 The loop is numba-compiled on first use (no signature list: nothing compiles at import) with
 ``cache=True``, so the compile cost is paid once per machine; its Python driver hands it
 C-contiguous float64 / int64 arrays only, so it has one specialisation. The driver
-(:mod:`svmtune.solvers.smo`) owns memory, the kernel-row cache, warnings and the result; this
+(``_solver.py``) owns memory, the kernel-row cache, warnings and the result; this
 module moves ``alpha``, the gradient ``G`` and ``Gbar``, and shrinks.
 
 Problem (Palagi's slides, LIBSVM's notation)::
@@ -18,12 +18,12 @@ with gradient ``G = Qa - e``. With ``v_t = -y_t G_t``,
 and ``a`` is optimal iff ``max_{I_up} v <= min_{I_low} v`` (the KKT conditions, eq. (4) of the
 slides). The loop stops when the gap ``max_{I_up} v - min_{I_low} v`` falls below ``tol``.
 
-Kernel rows come from a row store (:mod:`svmtune.solvers._loop_rows`); RBF and linear rows are
+Kernel rows come from a row store (:mod:`svmtune.solvers.smo._loop_rows`); RBF and linear rows are
 computed there. Otherwise the loop returns :data:`NEED_ROW` (or :data:`NEED_COMPLETE_ROW`) with
 the missing row's index; the driver computes the row, stores it, and calls the loop again, which
 redoes the (unchanged) selection and goes on. The pair selection, the clipped two-variable step
-and the gradient update are :mod:`svmtune.solvers._pair_step`'s, shared with the exact-LOO
-retrains; shrinking is :mod:`svmtune.solvers._shrinking`.
+and the gradient update are :mod:`svmtune.solvers.smo._pair_step`'s, shared with the exact-LOO
+retrains; shrinking is :mod:`svmtune.solvers.smo._shrinking`.
 
 Only the active prefix ``order[:size]`` of the gradient is kept up to date; the driver recomputes
 the rest from ``alpha`` (:func:`gradient_from_rows`) when the loop asks (:data:`RECONSTRUCT`) and
@@ -35,10 +35,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from svmtune.solvers._loop_rows import compute_row, fetch_row, has_row
-from svmtune.solvers._packed_rows import drop_packed, new_packed, packed_row, set_layout
-from svmtune.solvers._pair_step import TAU, clipped_step
-from svmtune.solvers._shrinking import (
+from svmtune.solvers.smo._loop_rows import compute_row, fetch_row, has_row
+from svmtune.solvers.smo._packed_rows import drop_packed, new_packed, packed_row, set_layout
+from svmtune.solvers.smo._pair_step import TAU, clipped_step
+from svmtune.solvers.smo._shrinking import (
     COUNTER,
     PHASE,
     RECHECK,
@@ -85,7 +85,7 @@ def _add_bound(Gbar, y, Kr, w):  # pragma: no cover - compiled
 
 COPY_ROWS_FROM = 4096
 """Points from which the packed passes read kernel rows from copies in the active variables'
-positions (:mod:`svmtune.solvers._packed_rows`); below, through ``order`` (the rows are short
+positions (:mod:`svmtune.solvers.smo._packed_rows`); below, through ``order`` (the rows are short
 enough that the gather costs less than the copies: banana at 2,000 points and C = 1e4, 830 k
 iterations over a few hundred active variables, took 1.26x the CPU with copies)."""
 
@@ -210,7 +210,7 @@ def _add_pair_select_i(G, st, Ki, Kj, ci, cj, size, order, whole):  # pragma: no
 
 @njit(cache=True, nogil=True)
 def smo_loop(
-    rows,  # float64[:, ::1]; the row store (see svmtune.solvers._loop_rows)
+    rows,  # float64[:, ::1]; the row store (see svmtune.solvers.smo._loop_rows)
     slot,  # int64[::1]
     stamp,  # int64[::1]: last use of each row-store slot, for the LRU
     clock,  # int64[::1], one entry: the use counter
@@ -222,7 +222,7 @@ def smo_loop(
     G,  # float64[::1], updated in place on the active prefix order[:size]
     Gbar,  # float64[::1]: sum over alpha_s = C_s of C_s Q_ts, all n entries (LIBSVM's G_bar)
     order,  # int64[::1]: the variables being optimised, the active ones first
-    state,  # int64[::1]: see svmtune.solvers._shrinking
+    state,  # int64[::1]: see svmtune.solvers.smo._shrinking
     diag,  # float64[::1]: K_tt
     kind,  # int: ROWS_GIVEN (rows come from the driver), ROWS_RBF / ROWS_LINEAR computed here
     X,  # float64[:, ::1]: the points (for kind > 0)
@@ -245,7 +245,7 @@ def smo_loop(
     calling again resumes the same iteration: the selection is redone on unchanged data, so the
     path does not depend on where the loop was interrupted.
 
-    Shrinking (:mod:`svmtune.solvers._shrinking`): every ``min(m, 1000)`` iterations the
+    Shrinking (:mod:`svmtune.solvers.smo._shrinking`): every ``min(m, 1000)`` iterations the
     variables that cannot join a violating pair are set aside. The first time the gap falls
     within ``10 tol`` everything is reactivated once (the driver recomputes the stale gradient);
     when the gap on the prefix falls below ``tol`` the driver does the same and the loop checks
