@@ -8,17 +8,9 @@ import numpy as np
 import pytest
 
 from svmtune.kernels import RBF
-from svmtune.solvers import (
-    SMO,
-    KernelRows,
-    _exact_loo_loop,
-    _gram_scan,
-    _loop_rows,
-    _rbf_gram,
-    _smo_loop,
-    exact_loo,
-    warm_up,
-)
+from svmtune.solvers import SMO, KernelRows, exact_loo, warm_up
+from svmtune.solvers.loo import _exact_loo_loop
+from svmtune.solvers.smo import _gram_scan, _loop_rows, _rbf_gram, _smo_loop
 
 
 def test_warm_up_compiles_one_specialisation_per_entry_point() -> None:

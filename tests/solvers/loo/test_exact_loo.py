@@ -339,7 +339,8 @@ def test_decisions_left_near_zero_by_a_loose_stop_are_refined_to_the_exact_answe
 def test_franc_certificate_fires_early_with_its_own_ascent_on_H() -> None:
     # heart, linear kernel, C = 1: alpha-seeded retrains take thousands of SMO steps to the
     # eps-KKT stop, and H, ascended by its own greedy coordinate steps, overtakes F long before
-    from svmtune.solvers import SMO, _exact_loo_loop
+    from svmtune.solvers import SMO
+    from svmtune.solvers.loo import _exact_loo_loop
 
     y, K = _data("heart", "linear")
     C = 1.0

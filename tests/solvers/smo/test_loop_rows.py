@@ -10,7 +10,7 @@ from svmtune.datasets import load, standardize
 from svmtune.kernels import RBF, AnisotropicRBF, Linear
 from svmtune.solvers import SMO, KernelRows
 from tests.solvers._data import real_split
-from tests.solvers.test_smo import TOL, _duality_gap, _kkt_violation, _libsvm_alpha
+from tests.solvers.smo.test_smo import TOL, _duality_gap, _kkt_violation, _libsvm_alpha
 
 
 @pytest.mark.parametrize("shrinking", [True, False])

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from svmtune.kernels import RBF, AnisotropicRBF, Linear
 from svmtune.solvers import SMO, KernelRows
-from tests.solvers.test_smo import _duality_gap
+from tests.solvers.smo.test_smo import _duality_gap
 
 
 @st.composite

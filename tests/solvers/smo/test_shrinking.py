@@ -9,7 +9,7 @@ from sklearn.svm import SVC as LibSVC
 from svmtune.kernels import RBF
 from svmtune.solvers import SMO, FullGram, KernelRows, feasible_start
 from tests.solvers._data import real_split
-from tests.solvers.test_smo import TOL, _duality_gap, _kkt_violation, _libsvm_alpha
+from tests.solvers.smo.test_smo import TOL, _duality_gap, _kkt_violation, _libsvm_alpha
 
 
 def _gram(name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
