@@ -6,8 +6,10 @@
 - no import of a higher layer: kernels and data sets -> solvers -> classifier -> objectives ->
   tuners -> study -> command line, each layer importing only its own and lower ones;
 - public seams: a package takes another package's names from its ``__init__`` (or a public
-  module), never from its private modules, except the package-wide helpers
-  ``svmtune._validation``, ``_lazy``, ``_params``, ``_warnings``, ``_quiet`` and ``_options``;
+  module), never from its private modules (inside ``svmtune/solvers`` the SMO room and the
+  exact leave-one-out room meet the same way, leave-one-out above SMO), except the
+  package-wide helpers ``svmtune._validation``, ``_lazy``, ``_params``, ``_warnings``,
+  ``_quiet`` and ``_options``;
 - no function over 80 lines of code (blank lines, comments and the docstring not counted;
   numba-compiled functions exempt) and no module over 450 lines.
 
@@ -285,6 +287,30 @@ def _private_imports() -> Iterator[tuple[str, str, str]]:
 
 def test_no_private_module_of_another_package() -> None:
     bad = _violations("private", list(_private_imports()))
+    assert not bad, "\n".join(bad)
+
+
+#: The rooms of svmtune/solvers, lower first: a room imports no higher room, and a lower room
+#: only through its face (``__init__``), except the compiled steps the exact leave-one-out
+#: retrain loop shares with SMO.
+SOLVER_ROOMS = ("svmtune.solvers.smo", "svmtune.solvers.loo")
+SHARED_COMPILED = frozenset({"svmtune.solvers.smo._pair_step", "svmtune.solvers.smo._shrinking"})
+
+
+def _room(name: str) -> int | None:
+    return next((i for i, r in enumerate(SOLVER_ROOMS) if name.startswith(r)), None)
+
+
+def test_the_solver_rooms_meet_through_their_faces() -> None:
+    bad = []
+    for module in MODULES.values():
+        own = _room(module.name)
+        for target, line in module.imports.items():
+            theirs = _room(target)
+            if own is None or theirs is None or theirs == own:
+                continue
+            if theirs > own or (target not in SOLVER_ROOMS and target not in SHARED_COMPILED):
+                bad.append(f"{module.rel}:{line} imports {target}")
     assert not bad, "\n".join(bad)
 
 
