@@ -143,7 +143,7 @@ def _top(name: str) -> str:
 
 def _package(name: str) -> str:
     """The package ``name`` belongs to: its top-level subpackage of ``svmtune``, or ``""``
-    for the modules at the top of ``svmtune`` (``cli.py``, ``svc.py``, ...)."""
+    for the modules at the top of ``svmtune`` (``cli.py``, ``classifier.py``, ...)."""
     parts = name.split(".")
     if len(parts) > 2 or (len(parts) == 2 and MODULES[name].path.name == "__init__.py"):
         return parts[1]
