@@ -5,7 +5,7 @@ machine, and the efficiency test of ``exact_loo(stopping="franc")`` weighs the t
 count. :func:`step_cost` fits the loop's constants (``WORK_FRANC_STEP``, ``WORK_SELECT``,
 ``WORK_RETRAIN`` of ``svmtune.solvers.retrain_loop``) to the timed compiled retrains of
 :data:`STEP_COST_CASES`; :func:`shrink_cost` the shrinking SMO's (``WORK_SWEPT``,
-``WORK_READ``, ``WORK_SHRINK_STEP``, ``WORK_TAIL`` of ``svmtune.solvers.shrinking_cost``) to
+``WORK_READ``, ``WORK_SHRINK_STEP``, ``WORK_TAIL`` of ``svmtune.solvers.loo._shrinking_cost``) to
 the timed shrinking runs of :data:`SHRINK_COST_CASES`. Each prints the fit beside the values
 in use and how far the count is off the time.
 
@@ -127,7 +127,7 @@ def _shrink_case(name: str, kernel: str, C: float, gamma) -> tuple | None:
     in the compiled loop's first 200 steps, measured in eps-KKT steps of the compiled loop (the
     least CPU of 3 passes each)."""
     from svmtune.solvers import retrain_loop as loop
-    from svmtune.solvers.loo_retrains import CountedGram, FullGbar, RetrainSetup, ShrinkingTail
+    from svmtune.solvers.loo import CountedGram, FullGbar, RetrainSetup, ShrinkingTail
 
     X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
     if name in OTHER_SETS:
@@ -179,12 +179,12 @@ def _shrink_case(name: str, kernel: str, C: float, gamma) -> tuple | None:
 
 def shrink_cost() -> None:
     """The shrinking SMO's CPU count (``WORK_SWEPT``, ``WORK_READ``, ``WORK_SHRINK_STEP``,
-    ``WORK_TAIL`` in ``svmtune.solvers.shrinking_cost``), fitted to :data:`SHRINK_COST_CASES`:
+    ``WORK_TAIL`` in ``svmtune.solvers.loo._shrinking_cost``), fitted to :data:`SHRINK_COST_CASES`:
     the CPU of each case's shrinking runs (:func:`_shrink_case`), in eps-KKT steps of the
     compiled loop, as
     ``(WORK_SWEPT swept + WORK_READ reads + WORK_SHRINK_STEP steps + WORK_TAIL runs) / n``
     (least squares, relative errors); prints the fit and the count in use against the time."""
-    from svmtune.solvers.shrinking_cost import shrinking_cpu
+    from svmtune.solvers.loo import shrinking_cpu
 
     rows = []
     for name, kernel, C, gamma in SHRINK_COST_CASES:

@@ -29,11 +29,11 @@ Modes:
   steps under either stop; ``certified``: the paper's, its bound to the end of every retrain);
 - ``--step-cost``: the constants of the CPU the retrains count (``WORK_*`` of
   ``svmtune.solvers.retrain_loop``, fitted to timed compiled retrains of 35 settings, and of
-  ``svmtune.solvers.shrinking_cost``, fitted to timed shrinking runs of 18), by
+  ``svmtune.solvers.loo._shrinking_cost``, fitted to timed shrinking runs of 18), by
   ``benchmarks/franc_cost.py``;
 - ``--refine-after 10000,20000,0``: exact_loo's CPU under Franc's stop with the bound turned on
   in the refinements after each step count (``REFINE_FRANC_AFTER`` in
-  ``svmtune/solvers/loo_refine.py``; 0: never), on the settings chosen;
+  ``svmtune/solvers/loo/_refine.py``; 0: never), on the settings chosen;
 - ``--h-steps 0,1,2,-1,-2``: greedy steps on H per SMO step, compared on the compiled retrain
   loop (the points exact_loo retrains, one setting: ``--datasets``, ``--kernels``, ``--C``,
   ``--gamma``); ``h >= 0``: ``h`` steps, always; ``-h``: up to ``h`` steps, each only when it
@@ -186,7 +186,7 @@ def summary(df: pd.DataFrame) -> None:
 def refine_after(args: argparse.Namespace) -> None:
     """``exact_loo(stopping="franc")`` CPU (least of 3; of 1 above 0.5 s) with Franc's stop
     turned on in the refinements after each step count of ``--refine-after`` (``0``: never)."""
-    from svmtune.solvers import loo_refine
+    from svmtune.solvers.loo import refinement as loo_refine
 
     in_use = loo_refine.REFINE_FRANC_AFTER
     for name, s, X, y in splits(args):

@@ -64,7 +64,7 @@ from svmtune import SVC
 from svmtune.datasets import Split, fischetti_split, load, ratsch_split
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET
 from svmtune.tuners import Grid
 
 FISCHETTI_SETS = ["heart", "sonar", "ionosphere", "wdbc", "pima", "german"]

@@ -1,10 +1,10 @@
-"""The SMO loop's pass kernels (``svmtune.solvers._smo_loop``) against the same passes branching
+"""The SMO loop's pass kernels (``svmtune.solvers.smo._smo_loop``) against the same passes branching
 on the label bit of the status (the loop before: ``v = -G if POS else G``, ``G + u`` or ``G - u``
 on a branch), on the state an SMO solve ends in (real statuses, gradient and kernel rows).
 
 Per pass, microseconds a call (best of ``--repeats`` rounds of ``--calls`` calls, the two
 versions interleaved in this process) and their ratio; both return the same values and
-positions (checked here; bit for bit in ``tests/solvers/test_fused_select.py``). Nothing is
+positions (checked here; bit for bit in ``tests/solvers/smo/test_fused_select.py``). Nothing is
 asserted about times.
 
     python benchmarks/smo_passes.py                            # letter A-M / N-Z, spambase

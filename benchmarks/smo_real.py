@@ -45,7 +45,7 @@ from svmtune.datasets import standardize
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV
 from svmtune.solvers import SMO
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET
 
 REAL_SETS = ["penbased-eo", "ring", "twonorm", "banana", "letter-am", "spambase"]
 REAL_SIZES = [2000, 5000, 10000, 20000]

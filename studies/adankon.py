@@ -46,10 +46,10 @@ from paper_tables import ADANKON_TABLE1
 from threadpoolctl import threadpool_limits
 
 from svmtune.datasets import load, ratsch_split
+from svmtune.estimators import SVC
 from svmtune.kernels import RBF, AnisotropicRBF
 from svmtune.objectives import KFoldCV, PlattError
 from svmtune.study import Method, Study, split_seed
-from svmtune.svc import SVC
 from svmtune.tuners import GradientDescent, Grid, IncrementalGradient
 
 DATASETS = {

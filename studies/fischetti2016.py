@@ -53,7 +53,7 @@ FIG2_GAMMAS = np.linspace(0.005, 0.25, 50)  # the paper's axis runs from 0 to 0.
 
 def figures(study: Study, outdir: Path) -> list[Path]:
     """Fig. 2 (and Fig. 3's NAIVE panel) on the first Australian split of the study."""
-    from svmtune.plots import plot_parameter_curves
+    from svmtune.study.figures import plot_parameter_curves
 
     Xtr, ytr, Xte, yte = fischetti_split(
         *load("australian"), split_seed(study.seed, "Australian", 0)

@@ -14,14 +14,14 @@ __version__ = "0.1.0"
 
 #: Public name -> module that defines it. Add new exports here (and to __all__).
 _EXPORTS: dict[str, str] = {
-    "SVC": "svmtune.svc",
+    "SVC": "svmtune.estimators",
     "KernelExpansion": "svmtune.classifier",
     "Method": "svmtune.study",
     "Param": "svmtune.space",
     "SearchSpace": "svmtune.space",
     "Study": "svmtune.study",
     "PeerMethod": "svmtune.study",
-    "TunedSVC": "svmtune.tuned_svc",
+    "TunedSVC": "svmtune.estimators",
 }
 
 __all__ = [
@@ -38,10 +38,9 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.classifier import KernelExpansion
+    from svmtune.estimators import SVC, TunedSVC
     from svmtune.space import Param, SearchSpace
     from svmtune.study import Method, PeerMethod, Study
-    from svmtune.svc import SVC
-    from svmtune.tuned_svc import TunedSVC
 
 
 #: Sub-packages reachable as attributes (``import svmtune; svmtune.kernels.RBF``).

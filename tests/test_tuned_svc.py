@@ -21,11 +21,10 @@ from svmtune import SVC, TunedSVC
 from svmtune._warnings import SvmtuneDeprecationWarning
 from svmtune.datasets import load
 from svmtune.datasets._load import _encoded
+from svmtune.estimators import check_combination, couple_pairwise, platt_sigmoid
 from svmtune.kernels import RBF
-from svmtune.multiclass import couple_pairwise
 from svmtune.objectives import KFoldCV, LOOEstimate
 from svmtune.solvers.sigmoid import fit_sigmoid
-from svmtune.tuned_svc import check_combination, platt_sigmoid
 from svmtune.tuners import Bisection, Grid
 
 SKIPPED = (

@@ -12,9 +12,9 @@ import paper_tables as P
 from threadpoolctl import threadpool_limits
 
 from svmtune.datasets import ratsch_split
+from svmtune.estimators import SVC
 from svmtune.kernels import RBF
 from svmtune.study import split_seed
-from svmtune.svc import SVC
 
 from .common import NOT_RUN, delta, md_table, ok_results, pm, splits_done
 from .runs import Scale, Studies

@@ -12,9 +12,9 @@ import pandas as pd
 import paper_tables as P
 
 from svmtune.datasets import dataset_info, ratsch_split
+from svmtune.estimators import SVC
 from svmtune.kernels import RBF, Linear
 from svmtune.study import Study, split_seed
-from svmtune.svc import SVC
 
 from .common import (
     LEFT_OUT,

@@ -12,8 +12,8 @@ from svmtune.classifier import KernelExpansion
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
 from svmtune.solvers import FullGram, KernelRows, check_gram, exact_loo
-from svmtune.solvers.exact_loo import EFFICIENCY_POINTS, Efficiency, Stopping
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
+from svmtune.solvers.loo import EFFICIENCY_POINTS, Efficiency, Stopping
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET
 
 __all__ = ["ExactLOO"]
 
@@ -24,7 +24,7 @@ class ExactLOO(SVMObjective):
     The value at ``(C, kernel parameters)`` is the fraction of training points that the SVM
     trained on all the other points misclassifies, i.e. what retraining once per point gives
     (scikit-learn's ``cross_val_score(SVC(...), cv=LeaveOneOut())``), computed by the paper's
-    Algorithm 1 (:func:`svmtune.solvers.exact_loo.exact_loo`):
+    Algorithm 1 (:func:`svmtune.solvers.exact_loo`):
 
     - one solve on all points, over one Gram matrix (kernel rows computed on demand and cached
       when the matrix exceeds ``memory_budget``);

@@ -32,8 +32,7 @@ from svmtune.solvers import (
     one_blas_thread,
     rbf_gram,
 )
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET, as_f8_2d
-from svmtune.solvers.smo import Selection, _rows_beat_gram
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, Selection, as_f8_2d, rows_beat_gram
 
 __all__ = ["KFoldCV"]
 
@@ -80,7 +79,7 @@ class KFoldCV(SVMObjective):
       they took: a warm start's gradient needs the kernel rows of its support vectors).
       Seeding never changes which problem is solved or the bias rule, only where SMO starts
       (a seed's variables within round-off of a bound are put on it, as in a cold solve:
-      :func:`~svmtune.solvers.warm_start.snap_to_bounds`). The iteration counts in the
+      :func:`svmtune.solvers.feasible_start`). The iteration counts in the
       evaluation's cost show what seeding saves. The choice of seed does not depend on
       ``n_jobs``;
     - one value per setting: two starts stop at two ``tol``-optimal solutions, and a
@@ -363,9 +362,9 @@ class _BoundKFoldCV(BoundSVMObjective):
         """Whether folds that start cold train faster on kernel rows of their own points
         (computed by SMO's compiled loop, as one fit does) than on the Gram matrix of all
         points: for RBF and linear kernels on more than 500 training points of at most 64
-        features (:func:`~svmtune.solvers.smo._rows_beat_gram`)."""
+        features (:func:`~svmtune.solvers.smo.rows_beat_gram`)."""
         n_train = min(tr.size for tr, _ in self.folds)
-        return _rows_beat_gram(self.kernel, kp, int(n_train), self.X.shape[1])
+        return rows_beat_gram(self.kernel, kp, int(n_train), self.X.shape[1])
 
     def _outcome(
         self,

@@ -54,8 +54,8 @@ from svmtune.objectives._svm_objective import (
     SVMObjective,
 )
 from svmtune.solvers import FullGram, check_gram, decision_from_gradient, feasible_start
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
 from svmtune.solvers.sigmoid import fit_sigmoid
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET
 
 __all__ = ["PlattError"]
 

@@ -11,8 +11,7 @@ from svmtune._options import Integer
 from svmtune.datasets import stratified_kfold
 from svmtune.objectives._base import Outcome
 from svmtune.objectives.kfold import KFoldCV, Seed, _BoundKFoldCV
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
-from svmtune.solvers.smo import Selection
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, Selection
 
 __all__ = ["RepeatedKFoldCV"]
 

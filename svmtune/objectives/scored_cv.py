@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from svmtune.classifier import KernelExpansion, expansion_from_solution
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET, check_gram
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, check_gram
 
 __all__ = ["SCORINGS", "ScoredCV"]
 

@@ -1,5 +1,11 @@
 """Solvers: SMO for the SVM dual (numba loops), and the machinery other objectives build on.
 
+Two rooms, each with its public face: :mod:`svmtune.solvers.smo` (SMO, its kernel rows and
+compiled loops) and :mod:`svmtune.solvers.loo` (Franc et al.'s exact leave-one-out on top of
+SMO). Beside them: :mod:`svmtune.solvers.sigmoid` (Platt's sigmoid fit) and
+:mod:`svmtune.solvers.warm_up` (compiling both rooms' numba code ahead of use). The names below
+are what the rest of the package mostly uses.
+
 :data:`retrain_loop` is the compiled retrain of exact leave-one-out (one point left out,
 alpha-seeded SMO with Franc et al.'s stop or the eps-KKT stop): its ``retrain_one``,
 ``RetrainOptions``, ``work_arrays``, the outcome codes ``KKT``, ``CERTIFIED``, ``MAX_ITER`` and
@@ -17,17 +23,17 @@ way to use it.
 import importlib
 from types import ModuleType
 
-from svmtune.solvers._blas_threads import one_blas_thread
-from svmtune.solvers.exact_loo import ExactLOOResult, exact_loo
-from svmtune.solvers.kernel_rows import FullGram
+from svmtune.solvers.loo import ExactLOOResult, exact_loo
 from svmtune.solvers.smo import (
     SMO,
+    FullGram,
     KernelRows,
     SMOResult,
     SMORun,
     check_gram,
     decision_from_gradient,
     feasible_start,
+    one_blas_thread,
     rbf_gram,
 )
 from svmtune.solvers.warm_up import compile_cache_is_warm, warm_up
@@ -55,7 +61,7 @@ __all__ = [
 def __getattr__(name: str) -> ModuleType:
     """``retrain_loop`` and ``smo_loop``, imported on first use (numba compiles or loads them)."""
     if name == "retrain_loop":
-        return importlib.import_module("svmtune.solvers._exact_loo_loop")
+        return importlib.import_module("svmtune.solvers.loo._exact_loo_loop")
     if name == "smo_loop":
-        return importlib.import_module("svmtune.solvers._smo_loop")
+        return importlib.import_module("svmtune.solvers.smo._smo_loop")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

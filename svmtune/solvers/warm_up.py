@@ -16,9 +16,8 @@ from pathlib import Path
 import numpy as np
 
 from svmtune.kernels import RBF, Linear
-from svmtune.solvers.exact_loo import exact_loo
-from svmtune.solvers.kernel_rows import KernelRows, check_gram
-from svmtune.solvers.smo import SMO
+from svmtune.solvers.loo import exact_loo
+from svmtune.solvers.smo import SMO, KernelRows, check_gram
 
 __all__ = ["compile_cache_is_warm", "warm_up"]
 
@@ -34,7 +33,7 @@ def _points(n: int) -> tuple[np.ndarray, np.ndarray]:
 def _retrain_once(y: np.ndarray) -> None:
     """One call of the compiled retrain loop, with the argument types exact leave-one-out
     passes it, from ``alpha = 0`` (feasible; the dual's gradient is then -1)."""
-    from svmtune.solvers import _exact_loo_loop
+    from svmtune.solvers.loo import _exact_loo_loop
 
     n = y.shape[0]
     K = np.eye(n)  # any positive definite Gram matrix
@@ -107,7 +106,7 @@ def _cache_places() -> list[Path]:
     else the user's cache folder (``$XDG_CACHE_HOME/numba`` or ``~/.cache/numba``)."""
     if os.environ.get("NUMBA_CACHE_DIR"):
         return [Path(os.environ["NUMBA_CACHE_DIR"])]
-    source = Path(__file__).parent  # the solvers' folder
+    source = Path(__file__).parent / "smo"  # the SMO room, where the SMO loop lives
     in_tree = source / "__pycache__"
     if os.access(in_tree if in_tree.is_dir() else source, os.W_OK):
         return [in_tree]

@@ -7,7 +7,7 @@ import pytest
 
 from svmtune.kernels import RBF, AnisotropicRBF, InnerProductForm, Linear, MultipleKernel
 from svmtune.solvers import SMO, KernelRows
-from svmtune.solvers._loop_rows import ROWS_GIVEN, ROWS_LINEAR, ROWS_RBF
+from svmtune.solvers.smo._loop_rows import ROWS_GIVEN, ROWS_LINEAR, ROWS_RBF
 
 
 def test_rbf_and_linear_announce_their_form() -> None:

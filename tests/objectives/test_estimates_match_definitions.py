@@ -2,7 +2,7 @@
 default box (hypothesis): Fischetti's LOO_1/2/3 and the naive estimate against their sums and
 thresholds written out; KFoldCV against a loop over the same folds with scikit-learn's SVC;
 PlattError against an SVM, a sigmoid fit and a mean written out. (ExactLOO against retraining
-once per point: ``tests/solvers/test_exact_loo.py``.)
+once per point: ``tests/solvers/loo/test_exact_loo.py``.)
 
 Counts must be equal, not close. Each test has a quick profile (run by default) and a deep one
 marked ``slow``."""

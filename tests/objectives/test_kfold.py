@@ -9,7 +9,7 @@ from sklearn.svm import SVC as LibSVC
 from svmtune import SVC
 from svmtune.kernels import RBF, Linear
 from svmtune.objectives import KFoldCV
-from svmtune.solvers.kernel_rows import DEFAULT_MEMORY_BUDGET
+from svmtune.solvers.smo._kernel_rows import DEFAULT_MEMORY_BUDGET
 from svmtune.study import Method
 from svmtune.tuners import Grid
 from tests.solvers._data import real_split

@@ -8,17 +8,9 @@ import numpy as np
 import pytest
 
 from svmtune.kernels import RBF
-from svmtune.solvers import (
-    SMO,
-    KernelRows,
-    _exact_loo_loop,
-    _gram_scan,
-    _loop_rows,
-    _rbf_gram,
-    _smo_loop,
-    exact_loo,
-    warm_up,
-)
+from svmtune.solvers import SMO, KernelRows, exact_loo, warm_up
+from svmtune.solvers.loo import _exact_loo_loop
+from svmtune.solvers.smo import _gram_scan, _loop_rows, _rbf_gram, _smo_loop
 
 
 def test_warm_up_compiles_one_specialisation_per_entry_point() -> None:
@@ -64,7 +56,7 @@ def _numba_index_folder(env: dict[str, str], cwd: Path) -> str:
     import sys
 
     code = (
-        "from pathlib import Path; from svmtune.solvers import _smo_loop as m; "
+        "from pathlib import Path; from svmtune.solvers.smo import _smo_loop as m; "
         "print(Path(m.smo_loop._cache._cache_file._index_path).resolve().parent)"
     )
     cmd = [sys.executable, "-c", code]

@@ -10,9 +10,9 @@ import warnings
 import numpy as np
 import pytest
 
+from svmtune.estimators import check_combination
 from svmtune.kernels import RBF, AnisotropicRBF, MultipleKernel
 from svmtune.objectives import ExactLOO, KFoldCV, LOOEstimate, PlattError
-from svmtune.tuned_svc import check_combination
 from svmtune.tuners import (
     TPE,
     VNS,

@@ -9,10 +9,10 @@ import pytest
 
 from svmtune._params import describe
 from svmtune.datasets import fischetti_split, load
+from svmtune.estimators import check_combination
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV, LOOEstimate
 from svmtune.study import Method, Study
-from svmtune.tuned_svc import check_combination
 from svmtune.tuners import TPE, Grid, OptunaTuner, RandomSearch
 
 PARAMS = {"C": 10.0, "gamma": 0.05}

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from svmtune.estimators import TunedSVC, check_combination
 from svmtune.kernels import RBF, AnisotropicRBF
 from svmtune.objectives import KFoldCV, LOOEstimate, PlattError
 from svmtune.study import Method, Study, search_boxes
-from svmtune.tuned_svc import TunedSVC, check_combination
 from svmtune.tuners import (
     DEFAULT_BOX,
     TPE,

@@ -1,7 +1,7 @@
 """The study's figures: the plots, the verdict's plots and the jobs that draw them.
 
-The drawing functions are public as :mod:`svmtune.plots` and :mod:`svmtune.verdict_plots`,
-which take them from here; they load on first use (PEP 562), so that importing this package,
+The drawing functions are public here (``from svmtune.study.figures import save_plots``);
+they load on first use (PEP 562), so that importing this package,
 or the figure jobs a worker runs, imports no drawing code.
 
 A report is a list of jobs (:func:`plot_jobs`, the study's plots; the verdict's are

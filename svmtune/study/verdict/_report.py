@@ -95,7 +95,7 @@ def write_report(
 ) -> dict[str, Path]:
     """Write ``results.csv``, ``summary.csv``, ``summary_by_method.csv``, ``boxes.csv`` (the
     box each method searched, :func:`search_boxes`), the plots of
-    :func:`svmtune.plots.save_plots`, and the verdict (:func:`~svmtune.study.write_verdict`:
+    :func:`svmtune.study.figures.save_plots`, and the verdict (:func:`~svmtune.study.write_verdict`:
     ``report.md``, ``comparison.csv``, the critical-difference diagram, anytime profiles, ECDF).
 
     ``summary.csv`` is tidy: one row per method x data set, one named column per statistic

@@ -393,7 +393,7 @@ def write_verdict(
     definition: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:
     """Write ``report.md``, ``comparison.csv`` (one row per method) and the verdict's figures
-    (:func:`svmtune.verdict_plots.save_verdict_plots`) into ``outdir``.
+    (:func:`svmtune.study.figures.save_verdict_plots`) into ``outdir``.
 
     A study that cannot be compared (no finished cell, a single method) still gets its report
     saying why, and its anytime figures. ``noise_controls`` (control -> the method it

@@ -1,0 +1,170 @@
+"""The retrain passes of one exact leave-one-out computation: the efficiency test, the
+retrains, the refinements, and what each point's retrain found (:class:`Retrains`, driven by
+:func:`svmtune.solvers.loo._exact_loo`)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+from svmtune._lazy import lazy_module
+from svmtune.solvers.loo._bias import TIE, decision_scale
+from svmtune.solvers.loo._efficiency import Measure
+from svmtune.solvers.loo._refine import refine
+from svmtune.solvers.loo._retrains import FullGbar, RetrainSetup, retrain_rows, retrain_shrinking
+from svmtune.solvers.smo import KernelRows
+
+if TYPE_CHECKING:
+    from svmtune.solvers.loo import _exact_loo_loop
+else:  # compiled code: loaded on first use (svmtune._lazy)
+    _exact_loo_loop = lazy_module("svmtune.solvers.loo._exact_loo_loop")
+
+__all__ = ["EARLY_OFF", "EARLY_POINTS", "SAMPLE_SHARE", "Retrains", "efficiency_parts"]
+
+EARLY_POINTS = 3
+"""The retrains of each part of the CPU test (:func:`efficiency_parts`)."""
+
+SAMPLE_SHARE = 20
+"""The CPU test's first part is at most one in ``SAMPLE_SHARE`` of the retrains: it runs under
+Franc's stop and measures the eps-KKT stop on them whatever they show, so where the two cost
+the same its cost is a share of the whole."""
+
+EARLY_OFF = 0.7
+"""The CPU test ends after a part (:func:`efficiency_parts`) when the eps-KKT stop would have
+cost less than ``EARLY_OFF`` times Franc's CPU on the retrains so far."""
+
+
+def efficiency_parts(M: int, todo: int) -> list[int]:
+    """Where the CPU test's parts of its first ``M`` of ``todo`` retrains end: the first part
+    is at most one in :data:`SAMPLE_SHARE` of them (at least one), the others have
+    :data:`EARLY_POINTS` retrains; the test may stop after each (:data:`EARLY_OFF`, or its
+    budget spent: :data:`svmtune.solvers.loo._efficiency.OVERHEAD`).
+
+    >>> efficiency_parts(10, 200), efficiency_parts(10, 45), efficiency_parts(2, 200)
+    ([3, 6, 9, 10], [2, 5, 8, 10], [2])
+    """
+    first = max(1, min(EARLY_POINTS, todo // SAMPLE_SHARE, M))
+    rest = range(first + EARLY_POINTS, M + EARLY_POINTS, EARLY_POINTS)
+    return [first, *(min(M, k) for k in rest)]
+
+
+class Retrains:
+    """The retrains of one exact leave-one-out computation and what they found (per point)."""
+
+    def __init__(self, setup: RetrainSetup, todo: NDArray[np.int64], n: int) -> None:
+        self.setup = setup
+        self.todo = todo
+        self.decision = np.full(n, np.nan)
+        self.status = np.full(n, -1, dtype=np.int64)
+        self.iters = np.zeros(n, dtype=np.int64)
+        self.rows = np.zeros(n, dtype=np.int64)
+        self.gbar_full = FullGbar(setup.K, setup.y, setup.C, setup.full.alpha)
+        self.keep = False
+        self.eff_certified = -1
+        self.n_refined = 0
+        self.n_refined_certified = 0
+        self.measured_steps = 0  # the efficiency test's eps-KKT continuations
+        self.measured_rows = 0
+        self.tested = 0  # retrains of the efficiency test
+        self.whole = False  # Franc's stop to the end of each retrain for the rest
+        self.franc = False  # Franc's stop asked for
+
+    def _store(self, points: NDArray[np.int64], out: tuple[NDArray, ...]) -> None:
+        d, st, it, rw = out
+        self.decision[points], self.status[points] = d, st
+        self.iters[points] += it
+        self.rows[points] += rw
+
+    def retrain(self, *, franc: bool, M: int, n_jobs: int | None, efficiency: str) -> None:
+        """Every point of ``todo``; under Franc's stop the first ``M`` decide (the efficiency
+        test, :data:`svmtune.solvers.loo.EFFICIENCY_POINTS`) how the rest run."""
+        setup, todo = self.setup, self.todo
+        rest = todo
+        self.franc = franc
+        if franc:
+            rest = self._efficiency_test(todo, M, n_jobs, efficiency)
+        if not rest.size:
+            return
+        if isinstance(setup.store, KernelRows):
+            store = setup.store
+            self._store(rest, retrain_rows(store, setup.solver, setup.y, setup.C, setup.full, rest))
+        else:
+            out = retrain_shrinking(
+                setup,
+                rest,
+                franc=franc and self.keep,
+                gbar_full=self.gbar_full,
+                n_jobs=n_jobs,
+                whole=self.whole,
+            )
+            self._store(rest, out)
+
+    def _efficiency_test(
+        self, todo: NDArray[np.int64], M: int, n_jobs: int | None, efficiency: str
+    ) -> NDArray[np.int64]:
+        """The first ``M`` points under Franc's stop for the whole retrain; sets ``keep`` and
+        ``whole`` and returns the points left to retrain. The paper's test (``"certified"``):
+        Franc kept when at least half of them were certified. The CPU test (``"cpu"``): the way
+        that cost least on them (:class:`svmtune.solvers.loo._efficiency.Measure`), measured in
+        parts (:func:`efficiency_parts`); the test ends after a part when the eps-KKT stop was
+        clearly the cheapest so far, or when the next part would overrun its budget at the
+        rate of the parts so far (:data:`svmtune.solvers.loo._efficiency.OVERHEAD`)."""
+        measure = Measure() if efficiency == "cpu" and todo.size > M else None
+        ends = efficiency_parts(M, todo.size) if measure is not None else [M]
+        done = 0
+        for lo, hi in zip([0, *ends[:-1]], ends, strict=True):
+            part = todo[lo:hi]
+            if not part.size:
+                continue
+            out = retrain_shrinking(
+                self.setup,
+                part,
+                franc=True,
+                gbar_full=self.gbar_full,
+                n_jobs=n_jobs,
+                measure=measure,
+                whole=measure is None,  # the CPU test measures the whole way after
+            )
+            self._store(part, out)
+            done += part.size
+            if measure is not None:
+                measure.settle(self.setup, self.gbar_full, todo=todo.size)
+                tot = measure.totals()
+                if tot["kkt"] < EARLY_OFF * min(tot["short"], tot["whole"]):
+                    break
+                # the next part, if it costs what the parts so far cost, stays within budget
+                nxt = min(EARLY_POINTS, M - done)
+                if measure.overhead() * (done + nxt) / done >= measure.allowance(todo.size):
+                    break
+        self.tested = done
+        self.eff_certified = int(np.sum(self.status[todo[:done]] == _exact_loo_loop.CERTIFIED))
+        if measure is None:
+            self.keep = self.whole = 2 * self.eff_certified >= done
+        else:
+            way = measure.choice()
+            self.keep, self.whole = way != "kkt", way == "whole"
+            self.measured_steps, self.measured_rows = measure.steps, measure.rows
+        return todo[done:]
+
+    def refine_unsure(self, band: float) -> None:
+        """Refine the eps-KKT decisions within ``band`` of zero; then call ties at zero.
+
+        A decision the eps-KKT stop left within ``tol x max(1, C max K_ii)`` of zero may lie on
+        either side of it at the optimum (an eps-KKT alpha can be C-sized away from the optimal
+        one along near-dependent kernel columns, and the left-out point is not among the points
+        whose violations the stop bounds): the retrain goes on at tighter tolerances until its
+        sign is certain."""
+        todo, dec, st = self.todo, self.decision, self.status
+        unsure = todo[(st[todo] == _exact_loo_loop.KKT) & (np.abs(dec[todo]) < band)]
+        self.n_refined = int(unsure.size)
+        if unsure.size:
+            self._store(
+                unsure,
+                refine(self.setup, unsure, dec[unsure], franc=self.franc, gbar_full=self.gbar_full),
+            )
+            self.n_refined_certified = int(np.sum(st[unsure] == _exact_loo_loop.CERTIFIED))
+        tie = todo[(st[todo] != _exact_loo_loop.CERTIFIED)]
+        tie = tie[np.abs(dec[tie]) <= TIE * decision_scale(self.setup.C, self.setup.diag)]
+        dec[tie] = 0.0
