@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 
-from svmtune.datasets import ratsch_split
 from svmtune.kernels import RBF, AnisotropicRBF, Linear, MultipleKernel
 from svmtune.objectives import PlattError
+from tests._file_order import ratsch_split_in_file_order as ratsch_split
 
 HEART = ratsch_split("heart", seed=0)
 CONTINUOUS = [0, 3, 4, 7, 9]  # heart: age, blood pressure, cholesterol, max rate, oldpeak

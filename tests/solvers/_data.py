@@ -7,7 +7,8 @@ from functools import cache
 
 import numpy as np
 
-from svmtune.datasets import Split, fischetti_split, load
+from svmtune.datasets import Split, load
+from tests._file_order import fischetti_split_in_file_order
 
 REAL_SETS = ("heart", "sonar", "wdbc", "german", "banana")
 
@@ -17,7 +18,8 @@ BANANA_ROWS = 400
 
 @cache
 def real_split(name: str, seed: int = 0, max_rows: int | None = None) -> Split:
-    """``(X_train, y_train, X_test, y_test)``; at most ``max_rows`` rows (banana: 400) drawn
+    """``(X_train, y_train, X_test, y_test)``, the training part in the file's order (the
+    counts these tests assert were measured on it); at most ``max_rows`` rows (banana: 400) drawn
     before the split."""
     X, y = load(name)
     if max_rows is None and name == "banana":
@@ -25,4 +27,4 @@ def real_split(name: str, seed: int = 0, max_rows: int | None = None) -> Split:
     if max_rows is not None and X.shape[0] > max_rows:
         idx = np.sort(np.random.default_rng(seed).choice(X.shape[0], max_rows, replace=False))
         X, y = X[idx], y[idx]
-    return fischetti_split(X, y, seed=seed)
+    return fischetti_split_in_file_order(X, y, seed)

@@ -133,8 +133,12 @@ def test_n_jobs_1_and_2_give_identical_results(tmp_path):
     pd.testing.assert_frame_equal(t1[keep], t2[keep])
     from joblib import Parallel, delayed
 
-    # the pool the cells ran in (joblib reuses it) has the report's code loaded (or loading)
-    loaded = Parallel(n_jobs=2)(delayed(_has_figure_code)() for _ in range(4))
+    # the pool the cells ran in (joblib reuses it: the same watched workers, which exit with
+    # the study's process) has the report's code loaded (or loading)
+    from svmtune.study import watched_workers
+
+    with watched_workers():
+        loaded = Parallel(n_jobs=2)(delayed(_has_figure_code)() for _ in range(4))
     assert any(loaded)
 
 

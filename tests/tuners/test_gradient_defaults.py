@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 import pytest
 
-from svmtune.datasets import ratsch_split
 from svmtune.kernels import RBF, AnisotropicRBF
 from svmtune.objectives import PlattError
 from svmtune.tuners import GradientDescent
+from tests._file_order import ratsch_split_in_file_order as ratsch_split
 
 HEART = ratsch_split("heart", seed=0)  # 170 training points, 23 standardized features
 D = HEART[0].shape[1]

@@ -14,6 +14,7 @@ import socket
 import threading
 import time
 import traceback
+import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -29,7 +30,7 @@ from svmtune.study.run._incumbent import incumbent_test_errors
 from svmtune.study.run._method import Method, study_box
 from svmtune.study.run._peer import PeerMethod, fit_peer, warm_up_peer
 from svmtune.study.store._records import CellKey, CellRecord
-from svmtune.tuners import box_record, warm_up_method
+from svmtune.tuners import BracketEdgeWarning, box_record, warm_up_method
 
 __all__ = ["CellKey", "CellRecord", "CellTask", "run_cell", "run_payload"]
 
@@ -114,11 +115,15 @@ def run_cell(task: CellTask) -> CellRecord:
             _warm_up(task.method, Xtr, ytr)
             t0 = time.perf_counter()
             bound = objective.bind(Xtr, ytr, kernel=task.method.kernel)
-            result = tuner.tune_bound(
-                bound,
-                random_state=task.seed,
-                bounds=study_box(objective.search_space(task.method.kernel), task.bounds),
-            )
+            with warnings.catch_warnings():
+                # a bisection at its bracket's edge: the cell stores its box and best_params,
+                # which show it; one warning per cell would bury a study's output
+                warnings.simplefilter("ignore", BracketEdgeWarning)
+                result = tuner.tune_bound(
+                    bound,
+                    random_state=task.seed,
+                    bounds=study_box(objective.search_space(task.method.kernel), task.bounds),
+                )
             rec.test_error = float(result.best_classifier.error(Xte, yte))
             elapsed = time.perf_counter() - t0
             # anytime curves: the test error of each incumbent, after the timed run (uncharged)
