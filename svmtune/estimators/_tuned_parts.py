@@ -1,5 +1,5 @@
 """The parts of :class:`svmtune.TunedSVC` that are not the estimator: checking an (objective,
-tuner, kernel) combination, the canonical row order and seeds, ``sample_weight``, and the
+tuner, kernel) combination, the canonical row order and seeds, the class weights, and the
 deprecated ``platt_sigmoid``."""
 
 from __future__ import annotations
@@ -136,26 +136,6 @@ def _canonical_order(X: NDArray[np.float64], codes: NDArray[np.intp]) -> NDArray
 
 def _child_seed(seed: int, problem: int) -> int:
     return int(np.random.SeedSequence([seed, problem]).generate_state(1)[0])
-
-
-def _check_sample_weight(sample_weight: ArrayLike | None, n: int) -> NDArray[np.float64] | None:
-    if sample_weight is None:
-        return None
-    try:
-        sw = np.asarray(sample_weight, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"sample_weight must be {n} numbers; got {sample_weight!r}") from exc
-    if sw.ndim == 0:  # a scalar weighs every point alike, as scikit-learn's
-        sw = np.full(n, float(sw))
-    if sw.shape != (n,) or not np.all(np.isfinite(sw)):
-        raise ValueError(f"sample_weight must be {n} finite numbers; got {sw!r}")
-    if np.any(sw < 0):
-        i = int(np.flatnonzero(sw < 0)[0])
-        raise ValueError(
-            f"sample_weight must be non-negative; got {float(sw[i])!r} at row {i} "
-            f"({int(np.sum(sw < 0))} negative in all)"
-        )
-    return sw
 
 
 def check_class_weight(class_weight: Any, classes: NDArray[Any]) -> Any:

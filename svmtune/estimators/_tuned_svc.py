@@ -9,10 +9,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from svmtune._validation import check_positive, densify
+from svmtune.estimators._fit_data import check_fit_data
 from svmtune.estimators._multiclass import (
     binary_problems,
     class_probabilities,
@@ -34,7 +34,6 @@ from svmtune.estimators._tuned_cv import (
 from svmtune.estimators._tuned_parts import (
     Fitted,
     _canonical_order,
-    _check_sample_weight,
     _with,
     check_class_weight,
     check_combination,
@@ -278,15 +277,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
         ``SVC`` does: none negative, and some of positive weight in both classes of every
         binary problem."""
         objective, tuner, kernel, C = self._check_options()
-        Xc, yv = validate_data(self, X, y, dtype=np.float64, order="C", accept_sparse=SPARSE)
-        Xc = densify(Xc)
-        sw = _check_sample_weight(sample_weight, yv.shape[0])
-        check_classification_targets(yv)
-        classes, codes = np.unique(yv, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(
-                f"TunedSVC needs at least two classes; y has only one class: {classes.tolist()!r}"
-            )
+        Xc, yv, sw, classes, codes = check_fit_data(self, X, y, sample_weight)
         class_weight = check_class_weight(self.class_weight, classes)
         objective = weighted_objective(
             objective,

@@ -53,10 +53,10 @@ _EXPORTS: dict[str, str] = {
     "new_worker_id": "svmtune.study.store._claims",
     "normalized_profile": "svmtune.study.verdict._profiles",
     "normalized_scores": "svmtune.study.verdict._profiles",
-    "objective_labels": "svmtune.study.verdict._report",
+    "objective_labels": "svmtune.study.report._report",
     "parameter_curve": "svmtune.study.verdict._curve",
     "pareto_mask": "svmtune.study.store._results",
-    "search_boxes": "svmtune.study.verdict._report",
+    "search_boxes": "svmtune.study.report._report",
     "split_seed": "svmtune.study.run._data",
     "stop_local_workers": "svmtune.study.run._runner",
     "dump_task": "svmtune.study.run._cell",
@@ -66,9 +66,9 @@ _EXPORTS: dict[str, str] = {
     "summary_long": "svmtune.study.store._results",
     "study_intro": "svmtune.study.run._start",
     "summary_table": "svmtune.study.store._results",
-    "write_report": "svmtune.study.verdict._report",
-    "verdict_jobs": "svmtune.study.verdict._verdict",
-    "write_verdict": "svmtune.study.verdict._verdict",
+    "write_report": "svmtune.study.report._report",
+    "verdict_jobs": "svmtune.study.report._verdict",
+    "write_verdict": "svmtune.study.report._verdict",
 }
 
 __all__ = [
@@ -124,6 +124,8 @@ __all__ = [
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from svmtune.study._loading import load_study, load_study_module
     from svmtune.study._study import Study
+    from svmtune.study.report._report import objective_labels, search_boxes, write_report
+    from svmtune.study.report._verdict import verdict_jobs, write_verdict
     from svmtune.study.run._cell import dump_task, run_payload
     from svmtune.study.run._data import PROTOCOLS, cell_seed, split_seed
     from svmtune.study.run._fidelity import best_so_far, full_fidelity
@@ -157,8 +159,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
         normalized_profile,
         normalized_scores,
     )
-    from svmtune.study.verdict._report import objective_labels, search_boxes, write_report
-    from svmtune.study.verdict._verdict import verdict_jobs, write_verdict
 
 
 __getattr__ = lazy_exports("svmtune.study", _EXPORTS, globals())

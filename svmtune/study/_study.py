@@ -428,6 +428,8 @@ class Study(StudyResults, StudySubset):
                 ) from exc
         url = self.storage_url(storage)
         self.storage_ = url
+        if report_next:  # idle workers load the report's code: the runner is handed the loader
+            from svmtune.study.report._figure_code import load_figure_code_soon
         run_cells(
             self.name,
             self.seed,
@@ -440,7 +442,7 @@ class Study(StudyResults, StudySubset):
             replace_changed=replace_changed,
             progress=progress,
             stale_after=stale_after,
-            report_next=report_next,
+            warm_workers=load_figure_code_soon if report_next else None,
             rerun=tuple(rerun),
         )
         return self

@@ -16,8 +16,8 @@ from pathlib import Path
 from svmtune.kernels import RBF
 from svmtune.objectives import LOOEstimate
 from svmtune.study import Method, Storage, Study
+from svmtune.study.report._verdict import _header
 from svmtune.study.run._code import code_version
-from svmtune.study.verdict._verdict import _header
 from svmtune.tuners import Bisection
 
 ROOT = Path(__file__).resolve().parents[2]

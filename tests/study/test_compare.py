@@ -343,8 +343,8 @@ def test_small_study_gets_per_dataset_tests_and_no_cd_diagram_predicate():
 def test_report_text_names_the_planned_baseline_the_noise_controls_and_the_verdicts():
     from pathlib import Path
 
+    from svmtune.study.report._verdict import _report_text
     from svmtune.study.verdict._noise import noise_controls_of
-    from svmtune.study.verdict._verdict import _report_text
 
     rng = np.random.default_rng(0)
     rows = [

@@ -148,7 +148,7 @@ def _has_figure_code() -> bool:
     from svmtune.study.figures._figure_jobs import _wait_for_figure_code
 
     _wait_for_figure_code()
-    return {"matplotlib.pyplot", "scikit_posthocs", "svmtune.study.verdict._verdict"} <= set(
+    return {"matplotlib.pyplot", "scikit_posthocs", "svmtune.study.report._verdict"} <= set(
         sys.modules
     )
 

@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from svmtune.study import compare
+from svmtune.study.report._verdict import _report_text
 from svmtune.study.verdict._noise import paired_intervals
-from svmtune.study.verdict._verdict import _report_text
 
 # three methods that share the average rank 2.00 on three data sets; "b" has the lowest mean
 # test error of the three (a 0.17, b 0.093, c 0.14); "d" is last everywhere

@@ -176,7 +176,7 @@ _loading: threading.Thread | None = None
 def load_in_background(load: Callable[[], None]) -> None:
     """Start ``load`` in a background thread of this process and return at once (once per
     process; later calls do nothing): a worker process with nothing to do loads a report's
-    code meanwhile (``svmtune.study.figures._figure_code.load_figure_code``, handed in by its
+    code meanwhile (``svmtune.study.report._figure_code.load_figure_code``, handed in by its
     caller, so that this module imports none of the drawing code), and a figure job waits for
     the thread before it draws."""
     global _loading

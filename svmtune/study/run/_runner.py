@@ -188,11 +188,13 @@ def run_cells(
     replace_changed: bool = False,
     progress: bool | Callable[[CellRecord, int, int], None] = False,
     stale_after: float = STALE_AFTER_S,
-    report_next: bool = False,
+    warm_workers: Callable[[], object] | None = None,
     rerun: Sequence[str] = (),
 ) -> None:
     """Run the cells of ``tasks`` not stored yet in the database at ``url`` (see
-    :meth:`Study.run`, whose options these are; ``payloads`` are the pickled tasks).
+    :meth:`Study.run`, whose options these are; ``payloads`` are the pickled tasks;
+    ``warm_workers``, what idle local workers call after the last cell, is handed in by
+    ``Study.run`` with ``report_next``).
 
     At most one worker process per cell to run is started (``n_jobs`` is capped at their
     number before any call is built)."""
@@ -228,7 +230,7 @@ def run_cells(
                     claimer.claimed(pending, redo_now),
                     payloads,
                     capped_n_jobs(n_jobs, len(pending)),
-                    report_next=report_next,
+                    warm_workers=warm_workers,
                     announce=tally.announce,
                 )
                 for rec in records:
@@ -359,13 +361,15 @@ def execute(
     payloads: Mapping[CellKey, bytes],
     n_jobs: int | None,
     *,
-    report_next: bool = False,
+    warm_workers: Callable[[], object] | None = None,
     announce: Callable[[str], object] | None = None,
 ) -> Iterator[CellRecord]:
     """The records of ``tasks`` as they finish (in this process with ``n_jobs=1``, else
-    through joblib). With ``report_next`` and local worker processes, a
-    :func:`~svmtune.study.figures._figure_code.load_figure_code_soon` call per worker follows the
-    last cell (see :meth:`Study.run`): it returns at once, so nothing here waits for the loading.
+    through joblib). With ``warm_workers`` and local worker processes, a ``warm_workers()``
+    call per worker follows the last cell (``report_next`` of :meth:`Study.run` hands in the
+    report's :func:`~svmtune.study.report._figure_code.load_figure_code_soon`, which returns
+    at once, so nothing here waits for the loading; the runner never imports what it is
+    handed).
     ``announce`` is told when the solver loops are compiled first (an empty cache)."""
     pid = os.getpid()
     from joblib import Parallel, delayed, effective_n_jobs  # ~0.2 s to import: only when used
@@ -385,12 +389,10 @@ def execute(
     parallel = Parallel(
         n_jobs=n_jobs, return_as="generator_unordered", batch_size=1, backend=backend
     )
-    if report_next and local:
-        from svmtune.study.figures._figure_code import load_figure_code_soon
-
+    if warm_workers is not None and local:
         # handed out after the last cell: a free worker loads the figure code in a thread of
         # its own meanwhile, without holding up the records of the cells still running
-        warm = [delayed(load_figure_code_soon)() for _ in range(effective_n_jobs(n_jobs))]
+        warm = [delayed(warm_workers)() for _ in range(effective_n_jobs(n_jobs))]
         calls = itertools.chain(calls, warm)
     for rec in parallel(calls):
         if rec is not None:

@@ -1,1 +1,1 @@
-"""The verdict across data sets: comparisons, significance tests, profiles, the report."""
+"""The verdict across data sets: comparisons, significance tests, profiles, noise controls."""

@@ -35,7 +35,7 @@ def load_figure_code() -> None:
     from scipy import stats  # noqa: F401 - the verdict's Friedman and Wilcoxon tests
 
     import svmtune.study.figures._plots
-    import svmtune.study.verdict._verdict  # noqa: F401 - loaded for the figures to come
+    import svmtune.study.report._verdict  # noqa: F401 - loaded for the figures to come
 
     fig = Figure(figsize=(1, 1))
     ax = fig.add_subplot()

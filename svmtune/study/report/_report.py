@@ -177,7 +177,7 @@ def write_report(
     else:
         from svmtune.study.figures import run_jobs  # the public name: scripts may time it
         from svmtune.study.figures._plots import plot_jobs  # matplotlib: only when drawing
-        from svmtune.study.verdict._verdict import VerdictText, verdict_jobs
+        from svmtune.study.report._verdict import VerdictText, verdict_jobs
 
         stamp.unlink(missing_ok=True)
         # the study's plots, then the verdict: report.md, comparison.csv, CD diagram, anytime
@@ -252,7 +252,7 @@ def _plots_fingerprint(
         "svmtune.study.figures._palette",
         "svmtune.study.figures._small_multiples",
         "svmtune.study.verdict._latex",
-        "svmtune.study.verdict._verdict",
+        "svmtune.study.report._verdict",
         "svmtune.study.figures._figure_jobs",
         "svmtune.study.verdict._compare",
         "svmtune.study.verdict._bayes",

@@ -1,0 +1,1 @@
+"""The report: the verdict's ``report.md`` and the figures composed (the top of the study)."""
