@@ -16,15 +16,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune.solvers import SMOResult
+from svmtune.solvers.loo import refinement
 
 __all__ = ["SETTLE_FACTOR", "SETTLE_FLOOR", "decision_scale", "settle"]
 
-SETTLE_FACTOR = 1e-3
-"""Each settling step divides the KKT tolerance by 1000 (as exact leave-one-out's refinements)."""
-
-SETTLE_FLOOR = 1e-12
-"""The tightest KKT tolerance settling asks for, relative to :func:`decision_scale` (the size of
-the gradient's terms, whose round-off is about ``1e-16 n`` times it), as exact leave-one-out's."""
+# Exact leave-one-out's refinement ladder, one set of constants for both: each step divides the
+# KKT tolerance by 1000, down to 1e-12 relative to :func:`decision_scale` (the size of the
+# gradient's terms, whose round-off is about ``1e-16 n`` times it).
+SETTLE_FACTOR = refinement.REFINE_FACTOR
+SETTLE_FLOOR = refinement.REFINE_FLOOR
 
 Solve = Callable[[float, "NDArray[np.float64] | None"], SMOResult]
 """``solve(tol, alpha0)``: the fold's SVM at KKT tolerance ``tol`` from ``alpha0``."""
