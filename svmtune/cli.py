@@ -52,6 +52,12 @@ def _cmd_datasets(args: argparse.Namespace) -> int:
             "rule: svmtune.datasets._suite (docs/comparison.md)"
         )
         return 0
+    if getattr(args, "generators", False):
+        from svmtune.datasets import generator_table
+
+        print(generator_table().to_string(index=False))
+        print("any size from a seed: svmtune.datasets.generate(name, n=..., seed=...)")
+        return 0
 
     table = list_datasets().drop(columns=["source"])
     table = table.rename(columns={"raw_features": "raw", "positive_class": "positive class"})
@@ -297,6 +303,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--suite",
         action="store_true",
         help="list the benchmark suite instead (its problems, sizes in use, imbalance)",
+    )
+    p.add_argument(
+        "--generators",
+        action="store_true",
+        help="list Breiman's synthetic problems instead (twonorm, ringnorm, threenorm, waveform)",
     )
     p.set_defaults(func=_cmd_datasets)
 

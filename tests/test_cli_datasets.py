@@ -42,3 +42,11 @@ def test_version(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"svmtune {svmtune.__version__}"
+
+
+def test_datasets_generators_lists_breimans_problems(capsys):
+    assert main(["datasets", "--generators"]) == 0
+    out = capsys.readouterr().out
+    names = [line.split()[0] for line in out.splitlines()[1:5]]
+    assert names == ["twonorm", "ringnorm", "threenorm", "waveform"]
+    assert max(len(line) for line in out.splitlines()) <= 100

@@ -8,6 +8,8 @@
   :func:`load_groups` for multiple-kernel feature groups, :func:`feature_names`,
   :func:`n_rows`; the benchmark suite (42 problems, its selection rule): :data:`SUITE`,
   :func:`load_problem`, :func:`suite_table`.
+- Breiman's synthetic problems at any size from a seed: :func:`generate` (``twonorm``,
+  ``ringnorm``, ``threenorm``, ``waveform``), :data:`GENERATORS`, :func:`generator_table`.
 - Split protocols, all seeded through :func:`numpy.random.default_rng` and all returning
   standardized ``(X_train, y_train, X_test, y_test)``: :func:`fischetti_split` (Fischetti 2016),
   :func:`ratsch_split` (Ratsch's benchmark sizes, Carrizosa 2014 Table 1),
@@ -20,6 +22,7 @@ sizes). The KEEL data files are ``data/*.dat.gz``; UCI data is under CC BY 4.0 (
 repository and KEEL, Alcala-Fdez et al. 2011). See ``data/README.md``.
 """
 
+from svmtune.datasets._breiman import GENERATORS, generate, generator_table, waveform_bases
 from svmtune.datasets._fingerprint import fingerprint
 from svmtune.datasets._load import feature_names, list_datasets, load, load_groups, n_rows
 from svmtune.datasets._mfeat import mfeat_info
@@ -45,6 +48,7 @@ from svmtune.datasets._suite import (
 from svmtune.datasets._user_data import UserData, binary_labels, read_file, user_data
 
 __all__ = [
+    "GENERATORS",
     "SUITE",
     "Split",
     "Standardized",
@@ -57,6 +61,8 @@ __all__ = [
     "fingerprint",
     "fischetti_indices",
     "fischetti_split",
+    "generate",
+    "generator_table",
     "holdout_indices",
     "holdout_split",
     "list_datasets",
@@ -74,4 +80,5 @@ __all__ = [
     "suite_problems",
     "suite_table",
     "user_data",
+    "waveform_bases",
 ]
