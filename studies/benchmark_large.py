@@ -1,0 +1,206 @@
+"""Which tuning route at which budget, on 3,000 to 200,000 training points? (defined, not yet run)
+
+The main benchmark (``studies/benchmark.py``) caps its problems at 600 rows, so every method
+finishes in seconds. This study tunes on the full sets: an RBF-kernel SVM on the training part
+of Fischetti's split (each point to the training part with probability 0.7, features
+standardized with the training part's statistics), measured by its test error rate.
+
+Problems (:data:`PROBLEMS`, cheapest first; nothing below 3,000 training points is subsampled):
+
+- 12 bundled KEEL sets of at least 4,500 rows (about 3,200 to 14,000 training points), each
+  whole, with the main suite's binary task (``-halves``: the first ceil(k/2) classes +1):
+  spambase, banana, page-blocks0, texture-halves, optdigits-eo, mushroom, sat-halves,
+  market-halves, twonorm, ring, penbased-eo, letter-halves;
+- Breiman's generators (:func:`svmtune.datasets.generate`: twonorm, ringnorm, threenorm,
+  waveform) at 10,000 training points, and at 50,000 and 200,000 (the size ladder). A generated
+  problem draws ``ceil(n_train / 0.7)`` points from a seed fixed by its name, so the split's
+  training part holds ``n_train`` points give or take a few dozen.
+
+Methods (:data:`METHODS`), all in the main benchmark's box (``C`` in [0.1, 1000], ``gamma`` in
+[0.001, 10], log scale) with 25 evaluations where a count applies: 5-fold CV by grid, TPE
+(pruned and not) and VNS; the cascade; successive halving; Fischetti's LOO_2 / LOO_3 by
+bisection over gamma; Platt's holdout error by gradient descent; ``TunedSVC()``'s defaults
+(5-fold CV on its 5 x 5 grid); and the peers over ``sklearn.svm.SVC``: ``GridSearchCV``,
+``RandomizedSearchCV``, ``HalvingGridSearchCV`` and (with the ``peers`` extra)
+``OptunaSearchCV``. Every k-fold method of a (problem, split) cross-validates on the same
+shared stratified folds (:mod:`svmtune.study.run._folds`), as in the main benchmark.
+
+Budget: every tuning run is stopped at :data:`BUDGET_S` seconds (the study's ``max_seconds``,
+checked between evaluations): svmtune's tuners stop there and keep their anytime trace (the
+cell is stored with status ``"timeout"`` and the best values found until then); a peer cannot
+be stopped part-way, so a peer that runs past it is stored with its values and status
+``"timeout"``, never dropped. The limit is measured in wall seconds of the cell's process
+(one BLAS thread): run the study with at most one cell per core so that it equals the CPU.
+
+The pre-planned baseline: :data:`BASELINE`, ``GridSearchCV 25`` (what users reach for), named
+before the study runs.
+
+The full run (not yet made; at most ``len(PROBLEMS) x N_SPLITS x len(METHODS) x BUDGET_S``
+seconds of CPU; a peer at 200,000 points may run far past the budget)::
+
+    nice -n 5 svmtune run studies/benchmark_large.py --n-jobs 2
+
+``SVMTUNE_LARGE_DATASETS`` keeps the first ``n`` problems, ``SVMTUNE_LARGE_SPLITS`` the first
+splits (default 3), ``SVMTUNE_LARGE_METHODS`` (names separated by ``;``) only the methods named,
+``SVMTUNE_LARGE_BUDGET_S`` sets the budget. ``SVMTUNE_LARGE_SMOKE=1`` is the reduced form CI
+runs: two generated problems of 300 training points, a 20 s budget.
+"""
+
+import math
+import os
+from dataclasses import dataclass
+
+import numpy as np
+from optuna.pruners import SuccessiveHalvingPruner
+from scipy.stats import loguniform
+from sklearn.experimental import enable_halving_search_cv  # noqa: F401
+from sklearn.model_selection import GridSearchCV, HalvingGridSearchCV, RandomizedSearchCV
+from sklearn.svm import SVC
+
+from svmtune.datasets import GENERATORS, generate, n_rows
+from svmtune.kernels import RBF
+from svmtune.objectives import KFoldCV, LOOEstimate, PlattError
+from svmtune.study import Method, PeerMethod, Study
+from svmtune.tuners import TPE, VNS, Bisection, Cascade, GradientDescent, Grid, SuccessiveHalving
+
+#: The split's training share (Fischetti's protocol: each point with probability 0.7).
+TRAIN_SHARE = 0.7
+
+
+@dataclass(frozen=True)
+class Generated:
+    """A study's loader of one of Breiman's problems with about ``n_train`` training points:
+    ``ceil(n_train / 0.7)`` points drawn from a seed fixed by the name and size."""
+
+    name: str
+    n_train: int
+
+    @property
+    def n_rows(self) -> int:
+        return math.ceil(self.n_train / TRAIN_SHARE)
+
+    def __call__(self) -> tuple[np.ndarray, np.ndarray]:
+        seed = list(GENERATORS).index(self.name) * 1_000_003 + self.n_train
+        return generate(self.name, n=self.n_rows, seed=seed)
+
+
+#: The bundled KEEL tasks of at least 4,500 rows (3,000 training points or more), whole.
+KEEL = (
+    "spambase", "banana", "page-blocks0", "texture-halves", "optdigits-eo", "mushroom",
+    "sat-halves", "market-halves", "twonorm", "ring", "penbased-eo", "letter-halves",
+)  # fmt: skip
+#: Breiman's generators at these training sizes (10,000; the size ladder's 50,000 and 200,000).
+GENERATED_SIZES = (10_000, 50_000, 200_000)
+
+SMOKE = os.environ.get("SVMTUNE_LARGE_SMOKE", "") == "1"
+if SMOKE:  # the reduced form CI runs
+    PROBLEMS: dict = {f"{g}-300": Generated(g, 300) for g in ("twonorm", "waveform")}
+else:
+    PROBLEMS = {name: name for name in KEEL}
+    PROBLEMS.update(
+        {f"{g}-{n // 1000}k": Generated(g, n) for n in GENERATED_SIZES for g in GENERATORS}
+    )
+
+
+def _rows(spec) -> int:
+    return spec.n_rows if isinstance(spec, Generated) else n_rows(spec)
+
+
+PROBLEMS = dict(sorted(PROBLEMS.items(), key=lambda kv: (_rows(kv[1]), kv[0])))
+
+N_DATASETS = int(os.environ.get("SVMTUNE_LARGE_DATASETS", len(PROBLEMS)))
+N_SPLITS = int(os.environ.get("SVMTUNE_LARGE_SPLITS", 1 if SMOKE else 3))
+BUDGET_S = float(os.environ.get("SVMTUNE_LARGE_BUDGET_S", 20 if SMOKE else 600))
+if not (2 <= N_DATASETS <= len(PROBLEMS)) or N_SPLITS < 1 or not BUDGET_S > 0:
+    raise ValueError(
+        f"SVMTUNE_LARGE_DATASETS must be in [2, {len(PROBLEMS)}], SVMTUNE_LARGE_SPLITS and "
+        f"SVMTUNE_LARGE_BUDGET_S positive; got {N_DATASETS}, {N_SPLITS}, {BUDGET_S}"
+    )
+#: The pre-planned baseline: what most users run.
+BASELINE = "GridSearchCV 25"
+
+#: The main benchmark's box (log scale) and its 5 x 5 grid.
+BOX = {"C": (0.1, 1000.0), "gamma": (0.001, 10.0)}
+GRID = {k: np.geomspace(lo, hi, 5).tolist() for k, (lo, hi) in BOX.items()}
+CENTRE = {k: float(np.sqrt(lo * hi)) for k, (lo, hi) in BOX.items()}
+KERNEL = RBF(gamma_bounds=BOX["gamma"])
+CV = KFoldCV(k=5)
+EVALS = 25
+
+
+def _bisection() -> Bisection:
+    return Bisection(low=BOX["gamma"][0], high=BOX["gamma"][1], log=True, tol=0.05, max_evals=25)
+
+
+METHODS: dict[str, Method] = {
+    "CV grid 25": Method(CV, Grid(values=GRID, max_evals=EVALS), KERNEL),
+    "CV TPE 25": Method(CV, TPE(bounds=BOX, max_evals=EVALS), KERNEL),
+    "CV TPE pruned 25": Method(
+        CV, TPE(bounds=BOX, max_evals=EVALS, pruner=SuccessiveHalvingPruner()), KERNEL
+    ),
+    "CV VNS 25": Method(CV, VNS(bounds=BOX, max_evals=EVALS), KERNEL),
+    "CV cascade": Method(CV, Cascade(bounds=BOX), KERNEL),
+    "CV halving 25": Method(CV, SuccessiveHalving(values=GRID), KERNEL),
+    "LOO_2 + bisection": Method(LOOEstimate(model="loo2"), _bisection(), KERNEL),
+    "LOO_3 + bisection": Method(LOOEstimate(model="loo3"), _bisection(), KERNEL),
+    "Platt + gradient": Method(
+        PlattError(), GradientDescent(start=CENTRE, max_evals=EVALS), KERNEL
+    ),
+    # TunedSVC()'s parts: 5-fold CV on Grid(n_points=5) over the default box (the same box)
+    "TunedSVC defaults": Method(KFoldCV(k=5), Grid(n_points=5), RBF()),
+    "GridSearchCV 25": PeerMethod(GridSearchCV(SVC(), GRID, cv=5)),
+    "RandomizedSearchCV 25": PeerMethod(
+        RandomizedSearchCV(
+            SVC(),
+            {"C": loguniform(*BOX["C"]), "gamma": loguniform(*BOX["gamma"])},
+            n_iter=EVALS,
+            cv=5,
+        )
+    ),
+    "HalvingGridSearchCV 25": PeerMethod(HalvingGridSearchCV(SVC(), GRID, cv=5)),
+}
+
+#: Methods this file cannot define on this installation, and why (svmtune run names them).
+LEFT_OUT: dict[str, str] = {}
+try:
+    import optuna
+    from optuna.distributions import FloatDistribution
+    from optuna_integration import OptunaSearchCV
+except ImportError:  # the optional extra "peers" is not installed: say so, in the run's output
+    LEFT_OUT["OptunaSearchCV 25"] = "needs optuna-integration: pip install 'svmtune[peers]'"
+else:
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    METHODS["OptunaSearchCV 25"] = PeerMethod(
+        OptunaSearchCV(
+            SVC(),
+            {k: FloatDistribution(lo, hi, log=True) for k, (lo, hi) in BOX.items()},
+            n_trials=EVALS,
+            cv=5,
+            n_jobs=1,
+        )
+    )
+
+KEEP = [m.strip() for m in os.environ.get("SVMTUNE_LARGE_METHODS", "").split(";") if m.strip()]
+if SMOKE and not KEEP:
+    KEEP = ["GridSearchCV 25", "CV grid 25", "CV cascade", "LOO_2 + bisection"]
+if KEEP:
+    unknown = [m for m in KEEP if m not in METHODS and m not in LEFT_OUT]
+    if unknown:
+        raise ValueError(
+            f"SVMTUNE_LARGE_METHODS names {unknown}, not methods of the large benchmark; "
+            f"they are {list(METHODS)}"
+        )
+    METHODS = {k: v for k, v in METHODS.items() if k in KEEP}
+    LEFT_OUT = {k: v for k, v in LEFT_OUT.items() if k in KEEP}
+
+study = Study(
+    "benchmark_large_smoke" if SMOKE else "benchmark_large",
+    datasets=dict(list(PROBLEMS.items())[:N_DATASETS]),
+    split="fischetti",
+    n_splits=N_SPLITS,
+    seed=2027,
+    methods=METHODS,
+    baseline=BASELINE,
+    left_out=LEFT_OUT,
+    max_seconds=BUDGET_S,
+)

@@ -1,0 +1,111 @@
+"""studies/benchmark_large.py: its problems' sizes, one box, the budget, and the reduced run."""
+
+from __future__ import annotations
+
+import runpy
+from pathlib import Path
+
+import pytest
+
+from svmtune.datasets import GENERATORS, generate, n_rows
+from svmtune.study import PeerMethod, load_study
+from svmtune.tuners import DEFAULT_GRID_BOUNDS
+
+ROOT = Path(__file__).resolve().parents[1]
+FILE = ROOT / "studies" / "benchmark_large.py"
+BOX = {"C": (0.1, 1000.0), "gamma": (0.001, 10.0)}
+
+
+def _definition(monkeypatch, **env: str) -> dict:
+    """The study file's globals (only the first two problems loaded: both bundled, cheap)."""
+    monkeypatch.setenv("SVMTUNE_LARGE_DATASETS", "2")
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    return runpy.run_path(str(FILE))
+
+
+def test_problem_sizes_methods_and_the_preplanned_baseline(monkeypatch):
+    g = _definition(monkeypatch)
+    problems, share = g["PROBLEMS"], g["TRAIN_SHARE"]
+    train = {
+        name: (spec.n_train if isinstance(spec, g["Generated"]) else share * n_rows(spec))
+        for name, spec in problems.items()
+    }
+    # the smallest KEEL set expects 3,218 training points: 7 standard deviations above 3,000
+    assert sum(t >= 3_000 for t in train.values()) >= 10 and min(train.values()) > 3_200
+    assert sum(t >= 10_000 for t in train.values()) >= 3
+    for gen in GENERATORS:  # the size ladder
+        assert {train[f"{gen}-50k"], train[f"{gen}-200k"]} == {50_000, 200_000}
+    assert list(train) == sorted(train, key=lambda k: (g["_rows"](problems[k]), k))
+    study = g["study"]
+    assert study.baseline == "GridSearchCV 25" and "GridSearchCV 25" in study.methods
+    assert study.max_seconds == 600.0 and study.n_splits == 3
+    expected = {
+        "CV grid 25", "CV TPE 25", "CV TPE pruned 25", "CV VNS 25", "CV cascade",
+        "CV halving 25", "LOO_2 + bisection", "LOO_3 + bisection", "Platt + gradient",
+        "TunedSVC defaults", "GridSearchCV 25", "RandomizedSearchCV 25",
+        "HalvingGridSearchCV 25",
+    }  # fmt: skip
+    assert expected <= set(study.methods) | set(study.left_out)
+    assert set(study.methods) | set(study.left_out) == expected | {"OptunaSearchCV 25"}
+    for name, method in study.methods.items():
+        if isinstance(method, PeerMethod):
+            continue
+        if name == "TunedSVC defaults":  # TunedSVC()'s parts: Grid(n_points=5) spans the box
+            assert method.tuner.n_points == 5 and DEFAULT_GRID_BOUNDS == BOX
+            continue
+        assert method.kernel.gamma_bounds == BOX["gamma"], name
+        bounds = getattr(method.tuner, "bounds", None)
+        assert bounds in (None, BOX), name
+
+
+def test_a_generated_problem_is_the_same_data_on_every_call(monkeypatch):
+    g = _definition(monkeypatch)
+    loader = g["Generated"]("threenorm", 1_000)
+    X1, y1 = loader()
+    X2, y2 = loader()
+    assert X1.shape == (loader.n_rows, 20) and (X1 == X2).all() and (y1 == y2).all()
+    assert loader.n_rows * 0.7 >= 1_000
+    X3, _ = generate("threenorm", n=loader.n_rows, seed=0)
+    assert not (X1 == X3).all()  # the seed is the problem's own
+
+
+def test_bad_sizes_and_method_names_are_refused(monkeypatch):
+    with pytest.raises(ValueError, match="SVMTUNE_LARGE_BUDGET_S positive; got 2, 3, -1.0"):
+        _definition(monkeypatch, SVMTUNE_LARGE_BUDGET_S="-1")
+    monkeypatch.delenv("SVMTUNE_LARGE_BUDGET_S")
+    with pytest.raises(ValueError, match=r"names \['CV grid 26'\]"):
+        _definition(monkeypatch, SVMTUNE_LARGE_METHODS="CV grid 26")
+
+
+@pytest.mark.slow
+def test_over_budget_runs_are_stored_as_timeouts_with_their_trace(tmp_path, monkeypatch):
+    """A budget far below one run: svmtune's tuners stop at it and keep what they evaluated;
+    the peer cannot stop part-way, runs to its end and is stored over budget, not dropped."""
+    monkeypatch.setenv("SVMTUNE_LARGE_SMOKE", "1")
+    monkeypatch.setenv("SVMTUNE_LARGE_BUDGET_S", "0.001")
+    monkeypatch.setenv("SVMTUNE_LARGE_METHODS", "GridSearchCV 25;CV grid 25")
+    study = load_study(FILE)
+    study.run(storage=f"sqlite:///{tmp_path / 'b.db'}")
+    cells = study.results().set_index(["dataset", "method"])
+    assert len(cells) == 2 * 2 and (cells["status"] == "timeout").all()
+    peer = cells.xs("GridSearchCV 25", level="method")
+    assert (peer["n_evaluations"] == 126).all() and peer["test_error"].notna().all()
+    ours = cells.xs("CV grid 25", level="method")
+    assert (ours["n_evaluations"] < 25).all()
+    assert ours["error"].str.contains("cell time limit of 0.001 s").all()
+
+
+@pytest.mark.slow
+def test_the_reduced_large_benchmark_runs(tmp_path, monkeypatch):
+    """The CI smoke test: two generated problems of 300 training points, one split, four
+    methods (the baseline, svmtune's grid, the cascade, LOO_2 by bisection), within budget."""
+    monkeypatch.setenv("SVMTUNE_LARGE_SMOKE", "1")
+    study = load_study(FILE)
+    assert study._dataset_names() == ["twonorm-300", "waveform-300"]
+    study.run(storage=f"sqlite:///{tmp_path / 'b.db'}")
+    cells = study.results()
+    assert len(cells) == 2 * 4 and (cells["status"] == "ok").all()
+    assert cells["n_train"].between(250, 350).all()
+    # twonorm's Bayes error is 2.3 %: a tuned RBF SVM on 300 points is far below chance
+    assert (cells.loc[cells["dataset"] == "twonorm-300", "test_error"] < 0.15).all()
