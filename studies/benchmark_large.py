@@ -204,3 +204,80 @@ study = Study(
     left_out=LEFT_OUT,
     max_seconds=BUDGET_S,
 )
+
+#: The CPU budgets of the verdict (seconds of a tuning run).
+VERDICT_BUDGETS = (10.0, 60.0, 600.0)
+
+
+def verdict_at_budgets(cells, traces, budgets=VERDICT_BUDGETS):
+    """Mean test error (percent) of each method's answer at each CPU budget, and how many of
+    its runs had one: a table indexed by method, columns ``error_<B>s`` and ``answered_<B>s``.
+
+    A svmtune run's answer at ``B`` seconds is the incumbent of its anytime trace after the
+    last evaluation finished within ``B`` CPU seconds (``incumbent_test_error``; a cascade's
+    screen names none). A peer cannot be stopped part-way: it answers at ``B`` only if its
+    whole run took at most ``B`` CPU seconds. A run without an answer at ``B`` is left out of
+    that budget's mean and counted in ``answered``, so compare methods on ``answered`` too.
+    """
+    import pandas as pd
+
+    peers = {name for name, m in METHODS.items() if isinstance(m, PeerMethod)}
+    key = ["dataset", "split", "method"]
+    rows = []
+    for (d, s, m), cell in cells.set_index(key).iterrows():
+        if cell["status"] not in ("ok", "timeout"):
+            continue
+        tr = traces[(traces["dataset"] == d) & (traces["split"] == s) & (traces["method"] == m)]
+        for b in budgets:
+            if m in peers:
+                err = cell["test_error"] if cell["cpu_s"] <= b else float("nan")
+            else:
+                done = tr[(tr["cum_cpu_s"] <= b) & tr["incumbent_test_error"].notna()]
+                err = done["incumbent_test_error"].iloc[-1] if len(done) else float("nan")
+            rows.append({"method": m, "budget": b, "error": 100 * err})
+    df = pd.DataFrame(rows)
+    g = df.groupby(["method", "budget"])["error"]
+    out = pd.DataFrame({"error": g.mean(), "answered": g.count()}).unstack("budget")
+    out.columns = [f"{what}_{b:g}s" for what, b in out.columns]
+    return out
+
+
+def size_ladder(cells):
+    """Each method's slope of log CPU seconds on log training size over the generated problems
+    (ordinary least squares over every finished cell; NaN with fewer than two sizes), with the
+    mean test error (percent) and CPU seconds at each training size (``n_train`` rounded to the
+    problem's nominal size)."""
+    import pandas as pd
+
+    gen = cells[cells["dataset"].isin([k for k, v in PROBLEMS.items() if isinstance(v, Generated)])]
+    gen = gen[gen["status"].isin(["ok", "timeout"])].copy()
+    gen["size"] = [PROBLEMS[d].n_train for d in gen["dataset"]]
+    rows = []
+    for m, part in gen.groupby("method"):
+        x, y = np.log(part["n_train"].to_numpy(float)), np.log(part["cpu_s"].to_numpy(float))
+        slope = float(np.polyfit(x, y, 1)[0]) if part["size"].nunique() >= 2 else float("nan")
+        row = {"method": m, "slope": slope}
+        for n, at in part.groupby("size"):
+            row[f"cpu_s_{n}"] = at["cpu_s"].mean()
+            row[f"error_{n}"] = 100 * at["test_error"].mean()
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("method")
+
+
+def figures(study, outdir):
+    """The verdict at budgets and the size ladder, printed and written as CSV."""
+    from pathlib import Path
+
+    outdir = Path(outdir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    cells, traces = study.results(), study.traces()
+    paths = []
+    for name, table in (
+        ("verdict_at_budgets", verdict_at_budgets(cells, traces)),
+        ("size_ladder", size_ladder(cells)),
+    ):
+        print(table.round(3).to_string())
+        path = outdir / f"{name}.csv"
+        table.to_csv(path, float_format="%.6g")
+        paths.append(path)
+    return paths

@@ -101,7 +101,8 @@ def test_the_reduced_large_benchmark_runs(tmp_path, monkeypatch):
     """The CI smoke test: two generated problems of 300 training points, one split, four
     methods (the baseline, svmtune's grid, the cascade, LOO_2 by bisection), within budget."""
     monkeypatch.setenv("SVMTUNE_LARGE_SMOKE", "1")
-    study = load_study(FILE)
+    g = runpy.run_path(str(FILE))
+    study = g["study"]
     assert study._dataset_names() == ["twonorm-300", "waveform-300"]
     study.run(storage=f"sqlite:///{tmp_path / 'b.db'}")
     cells = study.results()
@@ -109,3 +110,55 @@ def test_the_reduced_large_benchmark_runs(tmp_path, monkeypatch):
     assert cells["n_train"].between(250, 350).all()
     # twonorm's Bayes error is 2.3 %: a tuned RBF SVM on 300 points is far below chance
     assert (cells.loc[cells["dataset"] == "twonorm-300", "test_error"] < 0.15).all()
+    # the verdict at budgets and the size ladder, from the stored cells and traces
+    paths = g["figures"](study, tmp_path / "out")
+    assert [p.name for p in paths] == ["verdict_at_budgets.csv", "size_ladder.csv"]
+    verdict = g["verdict_at_budgets"](cells, study.traces())
+    assert (verdict["answered_600s"] == 2).all()  # every run answered within 600 s
+
+
+def test_verdict_at_budgets_reads_the_anytime_trace_and_bills_a_peer_its_whole_run(monkeypatch):
+    import pandas as pd
+
+    g = _definition(monkeypatch)
+    cells = pd.DataFrame(
+        [
+            {"dataset": "d", "split": 0, "method": "CV grid 25", "status": "timeout",
+             "test_error": 0.05, "cpu_s": 100.0},
+            {"dataset": "d", "split": 0, "method": "GridSearchCV 25", "status": "timeout",
+             "test_error": 0.07, "cpu_s": 70.0},
+        ]
+    )  # fmt: skip
+    traces = pd.DataFrame(
+        {
+            "dataset": "d",
+            "split": 0,
+            "method": ["CV grid 25"] * 4 + ["GridSearchCV 25"] * 2,
+            "cum_cpu_s": [11.0, 15.0, 30.0, 100.0, 35.0, 70.0],
+            "incumbent_test_error": [0.5, 0.2, 0.1, 0.05, 0.3, 0.07],
+        }
+    )
+    v = g["verdict_at_budgets"](cells, traces)
+    ours, peer = v.loc["CV grid 25"], v.loc["GridSearchCV 25"]
+    assert ours["answered_10s"] == 0 and pd.isna(ours["error_10s"])  # nothing by 10 s
+    assert ours["error_60s"] == pytest.approx(10.0) and ours["error_600s"] == pytest.approx(5.0)
+    # the peer's 35 s row is not an answer: it cannot be stopped there
+    assert peer["answered_60s"] == 0 and peer["error_600s"] == pytest.approx(7.0)
+
+
+def test_size_ladder_slope_is_the_exponent_of_cpu_in_n(monkeypatch):
+    import pandas as pd
+
+    g = _definition(monkeypatch)
+    rows = []
+    for n in (10_000, 50_000, 200_000):
+        for gen in ("twonorm", "waveform"):
+            n_train = n + (37 if gen == "twonorm" else -41)  # the split's draw, near n
+            rows.append(
+                {"dataset": f"{gen}-{n // 1000}k", "method": "CV grid 25", "status": "ok",
+                 "n_train": n_train, "cpu_s": 3e-9 * n_train**2, "test_error": 0.1}
+            )  # fmt: skip
+    rows.append({**rows[0], "dataset": "letter-halves", "cpu_s": 1e9})  # not on the ladder
+    ladder = g["size_ladder"](pd.DataFrame(rows))
+    assert ladder.loc["CV grid 25", "slope"] == pytest.approx(2.0)
+    assert ladder.loc["CV grid 25", "error_50000"] == pytest.approx(10.0)
