@@ -25,12 +25,12 @@ bisection over gamma; Platt's holdout error by gradient descent; ``TunedSVC()``'
 ``OptunaSearchCV``. Every k-fold method of a (problem, split) cross-validates on the same
 shared stratified folds (:mod:`svmtune.study.run._folds`), as in the main benchmark.
 
-Budget: every tuning run is stopped at :data:`BUDGET_S` seconds (the study's ``max_seconds``,
-checked between evaluations): svmtune's tuners stop there and keep their anytime trace (the
-cell is stored with status ``"timeout"`` and the best values found until then); a peer cannot
-be stopped part-way, so a peer that runs past it is stored with its values and status
-``"timeout"``, never dropped. The limit is measured in wall seconds of the cell's process
-(one BLAS thread): run the study with at most one cell per core so that it equals the CPU.
+Budget: every tuning run is stopped at :data:`BUDGET_S` CPU seconds of its process (the
+study's ``max_cpu_seconds``, :func:`svmtune.tuners.cpu_budget`, checked between evaluations;
+the run's set-up included): svmtune's tuners stop there and keep their anytime trace (the cell
+is stored with status ``"timeout"`` and the best values found until then); a peer cannot be
+stopped part-way, so a peer that runs past it is stored with its values and status
+``"timeout"``, never dropped. An evaluation in progress is not interrupted.
 
 The pre-planned baseline: :data:`BASELINE`, ``GridSearchCV 25`` (what users reach for), named
 before the study runs.
@@ -202,7 +202,7 @@ study = Study(
     methods=METHODS,
     baseline=BASELINE,
     left_out=LEFT_OUT,
-    max_seconds=BUDGET_S,
+    max_cpu_seconds=BUDGET_S,
 )
 
 #: The CPU budgets of the verdict (seconds of a tuning run).

@@ -39,7 +39,7 @@ def test_problem_sizes_methods_and_the_preplanned_baseline(monkeypatch):
     assert list(train) == sorted(train, key=lambda k: (g["_rows"](problems[k]), k))
     study = g["study"]
     assert study.baseline == "GridSearchCV 25" and "GridSearchCV 25" in study.methods
-    assert study.max_seconds == 600.0 and study.n_splits == 3
+    assert study.max_cpu_seconds == 600.0 and study.max_seconds is None and study.n_splits == 3
     expected = {
         "CV grid 25", "CV TPE 25", "CV TPE pruned 25", "CV VNS 25", "CV cascade",
         "CV halving 25", "LOO_2 + bisection", "LOO_3 + bisection", "Platt + gradient",
@@ -93,7 +93,9 @@ def test_over_budget_runs_are_stored_as_timeouts_with_their_trace(tmp_path, monk
     assert (peer["n_evaluations"] == 126).all() and peer["test_error"].notna().all()
     ours = cells.xs("CV grid 25", level="method")
     assert (ours["n_evaluations"] < 25).all()
-    assert ours["error"].str.contains("cell time limit of 0.001 s").all()
+    assert ours["error"].str.contains("CPU budget of 0.001 s").all()
+    assert (ours["stopped_by"] == "max_cpu_seconds").all()
+    assert peer["error"].str.contains("CPU budget of 0.001 s overrun").all()
 
 
 @pytest.mark.slow

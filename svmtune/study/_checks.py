@@ -17,7 +17,9 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_definition_options(*, seed: Any, n_splits: Any, test_size: Any, max_seconds: Any) -> None:
+def check_definition_options(
+    *, seed: Any, n_splits: Any, test_size: Any, max_seconds: Any, max_cpu_seconds: Any = None
+) -> None:
     """ValueError naming the first bad one of a study's scalar options.
 
     Examples
@@ -37,10 +39,11 @@ def check_definition_options(*, seed: Any, n_splits: Any, test_size: Any, max_se
         )
     if not (isinstance(test_size, float | int) and 0 < test_size < 1):
         raise ValueError(f"test_size must be in (0, 1); got {test_size!r}")
-    if max_seconds is not None and not (
-        isinstance(max_seconds, float | int) and math.isfinite(max_seconds) and max_seconds > 0
-    ):
-        raise ValueError(f"max_seconds must be a positive number; got {max_seconds!r}")
+    for name, limit in (("max_seconds", max_seconds), ("max_cpu_seconds", max_cpu_seconds)):
+        if limit is not None and not (
+            isinstance(limit, float | int) and math.isfinite(limit) and limit > 0
+        ):
+            raise ValueError(f"{name} must be a positive number; got {limit!r}")
 
 
 def check_run_options(*, n_jobs: Any, stale_after: Any, report_next: Any) -> None:

@@ -76,6 +76,8 @@ class Study(StudyResults, StudySubset):
         Per-cell time limit. It is cooperative: the tuner's deadline is lowered to it and checked
         between evaluations; a cell cut by it, or that overran it, is stored with status
         ``"timeout"`` and the best values found until then.
+    max_cpu_seconds : float, optional
+        The same limit in CPU seconds of the cell's process (:func:`~svmtune.tuners.cpu_budget`).
     storage : str, optional
         SQLAlchemy URL of the database; default ``sqlite:///results/<name>.db`` (relative to the
         current directory).
@@ -127,6 +129,7 @@ class Study(StudyResults, StudySubset):
         seed: int = 0,
         test_size: float = 0.3,
         max_seconds: float | None = None,
+        max_cpu_seconds: float | None = None,
         storage: str | None = None,
         bounds: Mapping[str, tuple[float, float]] | None = None,
         baseline: str | None = None,
@@ -135,13 +138,9 @@ class Study(StudyResults, StudySubset):
         self.name = name
         self.datasets = datasets
         self.methods = methods
-        self.split = split
-        self.n_splits = n_splits
-        self.seed = seed
-        self.test_size = test_size
-        self.max_seconds = max_seconds
-        self.storage = storage
-        self.bounds = bounds
+        self.split, self.n_splits, self.seed, self.test_size = split, n_splits, seed, test_size
+        self.max_seconds, self.max_cpu_seconds = max_seconds, max_cpu_seconds
+        self.storage, self.bounds = storage, bounds
         self.baseline = baseline
         self.left_out = left_out
         self._checked_data: tuple[Any, tuple[DatasetSpec, ...]] | None = None
@@ -205,6 +204,7 @@ class Study(StudyResults, StudySubset):
             n_splits=self.n_splits,
             test_size=self.test_size,
             max_seconds=self.max_seconds,
+            max_cpu_seconds=self.max_cpu_seconds,
         )
         if not (callable(self.split) or self.split in PROTOCOLS):
             raise ValueError(
@@ -284,6 +284,7 @@ class Study(StudyResults, StudySubset):
             "seed": self.seed,
             "test_size": float(self.test_size) if self.split == "holdout" else None,
             "max_seconds": self.max_seconds,
+            **({"max_cpu_seconds": self.max_cpu_seconds} if self.max_cpu_seconds else {}),
             "methods": {k: self._method_record(m) for k, m in methods.items()},
             "noise_controls": self._noise_controls(),
             **({"baseline": self.baseline} if self.baseline is not None else {}),
@@ -337,6 +338,7 @@ class Study(StudyResults, StudySubset):
                             split_seed=sseed,
                             seed=cell_seed(self.seed, spec.name, i, mname),
                             max_seconds=limit,
+                            max_cpu_seconds=self.max_cpu_seconds,
                             bounds=None if self.bounds is None else dict(self.bounds),
                             fold_seed=fold_seed(sseed, getattr(method, "folds", 0)),
                         )

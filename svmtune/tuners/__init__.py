@@ -8,6 +8,7 @@ tuner").
 from svmtune.tuners._base import BudgetExhausted, Evaluator, Tuner, TuningResult
 from svmtune.tuners._box import DEFAULT_BOX, box_record, default_box, search_box
 from svmtune.tuners._contract import Evaluate
+from svmtune.tuners._cpu_budget import cpu_budget, cpu_budget_spent
 from svmtune.tuners._optuna_export import trace_to_optuna
 from svmtune.tuners._warm_up import skip_warm_up, warm_up_method
 from svmtune.tuners.bisection import Bisection, BracketEdgeWarning
@@ -35,6 +36,8 @@ __all__ = [
     "TPE",
     "VNS",
     "box_record",
+    "cpu_budget",
+    "cpu_budget_spent",
     "default_box",
     "search_box",
     "skip_warm_up",

@@ -26,6 +26,7 @@ from svmtune.objectives import BoundObjective, Cost, Evaluation, FrozenParams, O
 from svmtune.space import SearchSpace
 from svmtune.tuners._billing import RunClock, bill_whole_run
 from svmtune.tuners._box import search_box
+from svmtune.tuners._cpu_budget import cpu_budget_spent
 from svmtune.tuners._result import BudgetExhausted, TuningResult
 from svmtune.tuners._trace import TRACE_INFO, trace_frame
 from svmtune.tuners._warm_up import warm_up_method
@@ -79,6 +80,9 @@ class Evaluator:
             raise BudgetExhausted
         if self.max_seconds is not None and time.perf_counter() - self.t0 >= self.max_seconds:
             self.stopped_by = "max_seconds"
+            raise BudgetExhausted
+        if cpu_budget_spent():
+            self.stopped_by = "max_cpu_seconds"
             raise BudgetExhausted
 
     def record(self, evaluation: Evaluation) -> None:
@@ -135,6 +139,9 @@ class Evaluator:
             return True
         if self.max_seconds is not None and time.perf_counter() - self.t0 >= self.max_seconds:
             self.stopped_by = "max_seconds"
+            return True
+        if cpu_budget_spent():
+            self.stopped_by = "max_cpu_seconds"
             return True
         return False
 

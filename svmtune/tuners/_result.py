@@ -38,7 +38,8 @@ class TuningResult:
         pruned trial and a successive-halving rung on a subsample do not count).
     best_evaluation : Evaluation
     stopped_by : str
-        ``"converged"``, ``"max_evals"`` or ``"max_seconds"``.
+        ``"converged"``, ``"max_evals"``, ``"max_seconds"`` or ``"max_cpu_seconds"``
+        (:func:`~svmtune.tuners.cpu_budget`).
     total_cost : Cost
         The whole run (:mod:`svmtune.tuners._billing`): set-up, evaluations, final fit, and
         the tuner's work between evaluations; not a one-time warm-up (compilation).

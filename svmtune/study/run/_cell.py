@@ -30,7 +30,7 @@ from svmtune.study.run._incumbent import incumbent_test_errors
 from svmtune.study.run._method import Method, study_box
 from svmtune.study.run._peer import PeerMethod, fit_peer, warm_up_peer
 from svmtune.study.store._records import CellKey, CellRecord
-from svmtune.tuners import BracketEdgeWarning, box_record, warm_up_method
+from svmtune.tuners import BracketEdgeWarning, box_record, cpu_budget, warm_up_method
 
 __all__ = ["CellKey", "CellRecord", "CellTask", "run_cell", "run_payload"]
 
@@ -56,6 +56,8 @@ class CellTask:
     #: Seed of the cell's fold assignment (:func:`~svmtune.study.run._folds.fold_seed`): a
     #: k-fold method cross-validates on the folds it draws; None keeps the method's own.
     fold_seed: int | None = None
+    #: Per-run budget in CPU seconds of the process (:func:`svmtune.tuners.cpu_budget`).
+    max_cpu_seconds: float | None = None
 
 
 def _limited_tuner(method: Method, max_seconds: float | None) -> tuple[Any, bool]:
@@ -114,8 +116,9 @@ def run_cell(task: CellTask) -> CellRecord:
         with threadpool_limits(limits=1, user_api="blas"):
             _warm_up(task.method, Xtr, ytr)
             t0 = time.perf_counter()
-            bound = objective.bind(Xtr, ytr, kernel=task.method.kernel)
-            with warnings.catch_warnings():
+            # the CPU budget (None: none) counts from the set-up (bind), which the run is billed
+            with cpu_budget(task.max_cpu_seconds), warnings.catch_warnings():
+                bound = objective.bind(Xtr, ytr, kernel=task.method.kernel)
                 # a bisection at its bracket's edge: the cell stores its box and best_params,
                 # which show it; one warning per cell would bury a study's output
                 warnings.simplefilter("ignore", BracketEdgeWarning)
@@ -151,6 +154,8 @@ def run_cell(task: CellTask) -> CellRecord:
             )
             rec.n_evaluations = 0
             rec.stopped_by = "max_seconds"
+        else:
+            _cpu_budget_status(task, rec, exc=exc)
         rec.finished_at = datetime.now(UTC)
         return rec
     cost = result.total_cost
@@ -170,8 +175,29 @@ def run_cell(task: CellTask) -> CellRecord:
             f"cell time limit of {task.max_seconds:g} s reached after {elapsed:.3g} s "
             f"({rec.n_evaluations} evaluations); values are the best found until then"
         )
+    _cpu_budget_status(task, rec)
     rec.finished_at = datetime.now(UTC)
     return rec
+
+
+def _cpu_budget_status(task: CellTask, rec: CellRecord, *, exc: Exception | None = None) -> None:
+    """Mark a svmtune run that the study's CPU budget stopped (or that overran it) TIMEOUT,
+    also when the budget was spent before the first evaluation (``exc``: the tuner's error)."""
+    limit = task.max_cpu_seconds
+    if limit is None:
+        return
+    if exc is not None:
+        if "made no evaluation" in str(exc):
+            rec.status, rec.n_evaluations = str(Status.TIMEOUT), 0
+            rec.stopped_by = "max_cpu_seconds"
+            rec.error = f"CPU budget of {limit:g} s spent before the first evaluation ({exc})"
+        return
+    if rec.stopped_by == "max_cpu_seconds" or (rec.cpu_s or 0.0) > limit:
+        rec.status = str(Status.TIMEOUT)
+        rec.error = (
+            f"CPU budget of {limit:g} s reached after {rec.cpu_s:.3g} CPU s "
+            f"({rec.n_evaluations} evaluations); values are the best found until then"
+        )
 
 
 def _run_peer_cell(
@@ -198,6 +224,12 @@ def _run_peer_cell(
         rec.error = (
             f"cell time limit of {task.max_seconds:g} s overrun: the peer's fit took "
             f"{out.wall_s:.3g} s (a peer cannot be stopped part-way; its values are stored)"
+        )
+    if task.max_cpu_seconds is not None and out.cpu_s > task.max_cpu_seconds:
+        rec.status = str(Status.TIMEOUT)
+        rec.error = (
+            f"CPU budget of {task.max_cpu_seconds:g} s overrun: the peer's fit took "
+            f"{out.cpu_s:.3g} CPU s (a peer cannot be stopped part-way; its values are stored)"
         )
     rec.finished_at = datetime.now(UTC)
     return rec
