@@ -67,3 +67,23 @@ def test_no_budget_and_an_outer_budget(ticking):
 def test_bad_budgets_are_refused_by_value(bad):
     with pytest.raises(ValueError, match=f"got {bad!r}"), cpu_budget(bad):
         pass
+
+
+def test_a_study_checks_its_cpu_budget_and_stores_it_only_when_set():
+    from svmtune.objectives import LOOEstimate
+    from svmtune.study import Method, Study
+
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(20, 2)), np.repeat([-1.0, 1.0], 10)
+    methods = {"m": Method(LOOEstimate(model="loo2"), Grid(n_points=2), RBF())}
+    plain = Study("plain", datasets={"d": (X, y)}, methods=methods, storage="sqlite://")
+    assert "max_cpu_seconds" not in plain.definition()  # studies without it: as before
+    budgeted = Study(
+        "cpu", datasets={"d": (X, y)}, methods=methods, storage="sqlite://", max_cpu_seconds=5
+    )
+    assert budgeted.definition()["max_cpu_seconds"] == 5
+    bad = Study(
+        "bad", datasets={"d": (X, y)}, methods=methods, storage="sqlite://", max_cpu_seconds=-1
+    )
+    with pytest.raises(ValueError, match="max_cpu_seconds must be a positive number; got -1"):
+        bad.validate()
