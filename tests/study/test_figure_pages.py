@@ -48,3 +48,15 @@ def test_no_figure_task_of_a_benchmark_sized_report_exceeds_a_page_of_panels():
     # cost: about one unit per panel, plus one for the page
     assert max(j.cost for j in jobs) <= PANELS_PER_PAGE + 1
     assert sum(j.name.startswith("best_so_far_p") for j in jobs) >= 42 * 3 // PANELS_PER_PAGE
+
+
+def test_a_page_of_objective_profiles_is_costed_by_its_panels():
+    # the jobs are handed out largest cost first: a page of many panels costed as a page of
+    # few would start last and be the tail's critical path
+    methods = scale_methods()
+    traces = scale_traces(n_datasets=8)
+    jobs = verdict_plot_jobs(None, traces, methods=methods, objectives=scale_objectives(methods))
+    page = next(j for j in jobs if j.name.startswith("anytime_objective_cpu"))
+    panels = sum(ax.get_visible() for ax in page.draw().axes)
+    assert panels > 4
+    assert page.cost >= panels
