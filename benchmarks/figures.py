@@ -10,7 +10,9 @@ job (build the figure, ``savefig``) in this process, ``--repeat`` times, and pri
 CPU seconds of each, the totals of the two sets, and how ``write_report(n_jobs=2)`` would
 share them between its two processes (jobs handed out largest estimated cost first, each to
 the process free first): the later end is what the report adds to a two-process run's wall
-time on an idle machine with both processes warm.
+time on an idle machine with both processes warm; the same schedule of the measured jobs on 8,
+16 and 64 processes (``--processes``) projects what it adds there (a projection: the jobs run
+one at a time here).
 
 ``--study FILE`` times another study's report instead (run into a temporary database with
 ``svmtune run FILE --n-jobs 2``, or read from ``--db``); the last line compares the figures' CPU
@@ -52,6 +54,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--study", type=Path, help="a study file (default: the quickstart)")
     ap.add_argument("--repeat", type=int, default=2, help="draws per figure (least is shown)")
     ap.add_argument("--keep", type=Path, help="write the PNGs here (else a temporary folder)")
+    ap.add_argument(
+        "--processes",
+        type=int,
+        nargs="*",
+        default=[8, 16, 64],
+        help="process counts to project the jobs' schedule on, besides 2 (default 8 16 64)",
+    )
     args = ap.parse_args(argv)
     if args.repeat < 1:
         ap.error(f"--repeat must be at least 1, got {args.repeat}")
@@ -109,16 +118,27 @@ def main(argv: list[str] | None = None) -> None:
             f"{sum(totals.values()):.2f} CPU s ({sum(totals.values()) / cells:.2f}x the cells)"
         )
         # the report hands the jobs out largest estimated cost first, each to the process that
-        # is free first: that schedule, with the CPU seconds just measured
-        ends = [0.0, 0.0]
-        for i in by_cost(jobs):
-            p = ends.index(min(ends))
-            ends[p] += cpu[id(jobs[i])]
-        print(
-            "two processes, jobs handed out largest estimate first: "
-            + " | ".join(f"{t:.2f} CPU s" for t in ends)
-            + f"; the later ends at {max(ends):.2f}"
-        )
+        # is free first: that schedule, with the CPU seconds just measured, on 2 processes and
+        # (projected) on more; no process can end before the largest job does
+        largest = max(cpu.values(), default=0.0)
+        for n in (2, *args.processes):
+            ends = schedule([cpu[id(jobs[i])] for i in by_cost(jobs)], n)
+            shown = " | ".join(f"{t:.2f}" for t in ends) if n <= 2 else f"{min(ends):.2f}-"
+            print(
+                f"{n} processes, jobs handed out largest estimate first: {shown} CPU s; the "
+                f"latest ends at {max(ends):.2f} ({100 * max(ends) / cells:.1f} % of the "
+                f"cells' CPU; the largest job {largest:.2f})"
+            )
+
+
+def schedule(costs: list[float], n: int) -> list[float]:
+    """When each of ``n`` processes ends, handed ``costs`` in this order, each job to the
+    process free first (what ``run_jobs`` does, with every process warm)."""
+    ends = [0.0] * max(1, n)
+    for c in costs:
+        p = ends.index(min(ends))
+        ends[p] += c
+    return ends
 
 
 if __name__ == "__main__":

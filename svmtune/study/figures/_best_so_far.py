@@ -109,7 +109,10 @@ def plot_best_so_far(
         list(dict.fromkeys(d for d, _ in panels)), list(dict.fromkeys(o for _, o in panels))
     )
     axes = [grid_axes[p] for p in panels]
-    tr = traces.copy()
+    # only the page's data sets: each page of many is prepared from its own rows (a run is
+    # within one data set, so its best-so-far values are those of the whole frame)
+    shown = list(dict.fromkeys(d for d, _ in panels))
+    tr = (traces[traces["dataset"].isin(shown)] if datasets is not None else traces).copy()
     tr[time] = np.maximum(tr[time].astype(float), TIME_FLOOR)
     if "value" in tr.columns:
         tr["best_value"] = best_so_far(tr)

@@ -288,11 +288,13 @@ def verdict_plot_jobs(
         and pd.to_numeric(traces["incumbent_test_error"], errors="coerce").notna().any()
     )
 
-    def per_dataset(stem: str, per_page: int = 12, **kw: Any) -> None:
-        book = pages(datasets, per_page)
+    def per_dataset(stem: str, panels: int = 1, **kw: Any) -> None:
+        # ``panels`` per data set (one per objective family with metric="best_value"): pages
+        # of at most 12 panels, each costed by its panels (the jobs are handed out by cost)
+        book = pages(datasets, max(1, 12 // panels))
         for name, page in zip(page_names(stem, len(book)), book, strict=True):
             draw = partial(plot_anytime, traces, methods=methods, datasets=page, **kw)
-            jobs.append(job(name, draw, cost=1.0 + len(page)))
+            jobs.append(job(name, draw, cost=1.0 + len(page) * panels))
 
     if has_incumbent:
         normalized = partial(plot_normalized_profile, traces, methods=methods)
@@ -306,7 +308,7 @@ def verdict_plot_jobs(
         fams = set(method_families(names, objectives).values()) if objectives else set(names)
         per_dataset(
             "anytime_objective_cpu",
-            per_page=max(1, 12 // max(1, min(3, len(fams)) * -(-len(fams) // 3))),
+            panels=max(1, min(3, len(fams)) * -(-len(fams) // 3)),
             cost="cum_cpu_s",
             metric="best_value",
             objectives=objectives,

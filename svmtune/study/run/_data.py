@@ -25,14 +25,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._validation import check_Xy
 from svmtune.datasets import UserData, binary_labels, fingerprint
-from svmtune.study.store._data_prints import DataPrint
+
+if TYPE_CHECKING:  # the parent makes data prints; a worker running a cell needs no SQLAlchemy
+    from svmtune.study.store._data_prints import DataPrint
 
 __all__ = ["PROTOCOLS", "DatasetSpec", "cell_seed", "data_prints", "split_seed"]
 
@@ -96,6 +98,8 @@ class DatasetSpec:
 
     def data_print(self) -> DataPrint:
         """The data set's fingerprint, shape and label mapping, as the study stores them."""
+        from svmtune.study.store._data_prints import DataPrint
+
         shown = ", ".join(f"{label} -> {int(sign):+d}" for label, sign in self.labels)
         if self.fingerprint is not None and self.shape is not None:
             return DataPrint(self.fingerprint, self.shape[0], self.shape[1], shown)
