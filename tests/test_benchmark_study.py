@@ -106,6 +106,7 @@ def test_a_reduced_benchmark_runs_to_a_report_with_its_verdict(tmp_path, monkeyp
     )
     out = tmp_path / "report"
     args = ["run", str(ROOT / "studies" / "benchmark.py"), "--n-jobs", "1", "--no-progress"]
+    args += ["--format", "png"]  # the figures as PNG only: the PDFs would double the drawing
     assert main([*args, "--storage", f"sqlite:///{tmp_path / 'b.db'}", "--output", str(out)]) == 0
     text = (out / "report.md").read_text()
     assert "Baseline: **GridSearchCV 25**, named by the study before it ran" in text

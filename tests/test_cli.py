@@ -46,12 +46,40 @@ STUDY_FILE = textwrap.dedent(
 )
 
 
+# Figures as PNG only where a test reads no PDF: drawing the PDFs too nearly doubles a report's
+# time (test_run_writes_the_database_the_table_and_the_plots draws the default formats).
+PNG_ONLY = ["--format", "png"]
+
+
 @pytest.fixture
 def study_file(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "tiny.py"
     path.write_text(STUDY_FILE)
     return path
+
+
+@pytest.fixture(scope="module")
+def stored_tiny(tmp_path_factory):
+    """The tiny study run once by ``svmtune run`` (8 cells in a SQLite file): the tests that
+    read, damage or report on a stored study copy this file instead of each running the study."""
+    where = tmp_path_factory.mktemp("stored-tiny")
+    path = where / "tiny.py"
+    path.write_text(STUDY_FILE)
+    url = f"sqlite:///{where / 'x.db'}"
+    argv = ["run", str(path), "--storage", url, "--no-progress", "--n-jobs", "1"]
+    assert main([*argv, *PNG_ONLY, "--output", str(where / "out")]) == 0
+    return where / "x.db"
+
+
+@pytest.fixture
+def tiny_db(stored_tiny, tmp_path):
+    """A copy of the stored tiny study, ``tmp_path / 'x.db'`` (its URL)."""
+    import shutil
+
+    for src in stored_tiny.parent.glob(stored_tiny.name + "*"):  # the file and any -wal/-shm
+        shutil.copy(src, tmp_path / src.name)
+    return f"sqlite:///{tmp_path / 'x.db'}"
 
 
 def test_run_writes_the_database_the_table_and_the_plots(study_file, tmp_path, capsys):
@@ -107,16 +135,15 @@ def test_run_writes_the_database_the_table_and_the_plots(study_file, tmp_path, c
     assert again["test_error_pct"].tolist() == results["test_error_pct"].tolist()
 
 
-def test_report_redraws_from_the_storage(study_file, tmp_path, capsys):
-    url = f"sqlite:///{tmp_path / 'x.db'}"
-    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+def test_report_redraws_from_the_storage(study_file, tiny_db, tmp_path, capsys):
+    url = tiny_db
     capsys.readouterr()
-    assert main(["report", "--storage", url, "--output", str(tmp_path / "redrawn")]) == 0
+    assert main(["report", "--storage", url, *PNG_ONLY, "--output", str(tmp_path / "redrawn")]) == 0
     out = capsys.readouterr().out
     assert "study 'tiny': 8 cells" in out
     assert (tmp_path / "redrawn" / "error_vs_time.png").read_bytes()[:8] == PNG
     assert (tmp_path / "redrawn" / "summary.csv").is_file()
-    assert main(["report", str(study_file), "--storage", url]) == 0
+    assert main(["report", str(study_file), "--storage", url, *PNG_ONLY]) == 0
     assert (tmp_path / "results" / "tiny" / "extra.txt").is_file()
 
 
@@ -198,26 +225,24 @@ def test_n_jobs_0_and_a_bad_storage_are_refused_before_the_database_is_made(stud
     assert not (tmp_path / "results").exists()
 
 
-def test_a_closed_pipe_ends_quietly(study_file, tmp_path, monkeypatch, capsys):
+def test_a_closed_pipe_ends_quietly(study_file, tiny_db, tmp_path, monkeypatch, capsys):
     """`svmtune report ... | head -2`: the reader leaves; no BrokenPipeError traceback."""
-    url = f"sqlite:///{tmp_path / 'x.db'}"
-    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+    url = tiny_db
     capsys.readouterr()
     r, w = os.pipe()
     os.close(r)
     pipe = os.fdopen(w, "w")
     monkeypatch.setattr(sys, "stdout", pipe)
     try:
-        assert main(["report", "--storage", url, "--output", str(tmp_path / "o")]) == 141
+        assert main(["report", "--storage", url, *PNG_ONLY, "--output", str(tmp_path / "o")]) == 141
     finally:
         monkeypatch.undo()
         pipe.close()
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_an_unwritable_output_is_one_sentence(study_file, tmp_path, capsys):
-    url = f"sqlite:///{tmp_path / 'x.db'}"
-    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+def test_an_unwritable_output_is_one_sentence(study_file, tiny_db, tmp_path, capsys):
+    url = tiny_db
     (tmp_path / "afile").write_text("")
     capsys.readouterr()
     assert main(["report", "--storage", url, "--output", str(tmp_path / "afile" / "sub")]) == 2
@@ -226,10 +251,9 @@ def test_an_unwritable_output_is_one_sentence(study_file, tmp_path, capsys):
     assert "Traceback" not in err
 
 
-def test_a_damaged_database_is_one_sentence(study_file, tmp_path, capsys):
+def test_a_damaged_database_is_one_sentence(tiny_db, tmp_path, capsys):
     db = tmp_path / "x.db"
-    url = f"sqlite:///{db}"
-    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+    url = tiny_db
     data = bytearray(db.read_bytes())
     page = 4096
     assert len(data) > 3 * page
@@ -337,17 +361,16 @@ def test_a_study_file_imports_a_module_beside_it_also_on_workers(tmp_path, monke
     assert results["status"].tolist() == ["ok", "ok"]
 
 
-def test_report_says_when_other_processes_still_run_cells(study_file, tmp_path, capsys):
+def test_report_says_when_other_processes_still_run_cells(study_file, tiny_db, tmp_path, capsys):
     from svmtune.study import CellKey, Storage
 
-    url = f"sqlite:///{tmp_path / 'x.db'}"
-    assert main(["run", str(study_file), "--storage", url, "--no-progress", "--n-jobs", "1"]) == 0
+    url = tiny_db
     store = Storage(url)
     sid = store.study_id("tiny")
     assert store.claim(sid, CellKey("heart", 5, "LOO2+grid"), "elsewhere:1:w")
     store.close()
     capsys.readouterr()
-    assert main(["report", "--storage", url, "--output", str(tmp_path / "o")]) == 0
+    assert main(["report", "--storage", url, *PNG_ONLY, "--output", str(tmp_path / "o")]) == 0
     out = capsys.readouterr().out
     assert "8 cells stored" in out and "partial table: 8 of 9 cells stored; 1 running" in out
     assert "heart/5/LOO2+grid [elsewhere:1:w]" in out
@@ -355,7 +378,7 @@ def test_report_says_when_other_processes_still_run_cells(study_file, tmp_path, 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX file modes")
 @pytest.mark.parametrize("where", ["read-only file", "read-only directory"])
-def test_report_reads_a_database_it_may_not_write(study_file, tmp_path, where):
+def test_report_reads_a_database_it_may_not_write(stored_tiny, tmp_path, where):
     """The database file is mode 0444, or its directory 0555 too; the report runs without the
     right to override file modes (as root: with every capability dropped, by setpriv). It opens
     the database read-only and changes nothing in it."""
@@ -371,7 +394,7 @@ def test_report_reads_a_database_it_may_not_write(study_file, tmp_path, where):
     dbdir.mkdir()
     db = dbdir / "ro.db"
     url = f"sqlite:///{db}"
-    assert main(["run", str(study_file), "--storage", url, "--no-progress"]) == 0
+    shutil.copy(stored_tiny, db)  # a stored study (run once for the module)
     before = db.read_bytes()
     db.chmod(0o444)
     if where == "read-only directory":
@@ -379,7 +402,7 @@ def test_report_reads_a_database_it_may_not_write(study_file, tmp_path, where):
     try:
         cmd = [*prefix, sys.executable, "-m", "svmtune.cli", "report", "--storage", url]
         proc = subprocess.run(
-            [*cmd, "--output", str(tmp_path / "report")],
+            [*cmd, *PNG_ONLY, "--output", str(tmp_path / "report")],
             capture_output=True,
             text=True,
             timeout=300,
@@ -419,7 +442,7 @@ def test_a_changed_method_is_refused_naming_the_flag_that_replaces_it(
     source = STUDY_FILE.replace(', "sonar"', "").replace("n_splits=2", "n_splits=1")
     path = tmp_path / "tiny.py"
     path.write_text(source)
-    out = ["--n-jobs", "1", "--no-progress", "--output", str(tmp_path / "out")]
+    out = ["--n-jobs", "1", "--no-progress", *PNG_ONLY, "--output", str(tmp_path / "out")]
     assert main(["run", str(path), *out]) == 0
     path.write_text(source.replace("Grid(n_points=4)", "Grid(n_points=3)"))
     capsys.readouterr()

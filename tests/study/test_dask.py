@@ -67,7 +67,7 @@ def test_a_study_runs_on_a_dask_cluster_through_the_cli(tmp_path, capsys, dask_c
     path.write_text(STUDY_FILE)
     url = f"sqlite:///{tmp_path / 'dask.db'}"
     args = ["run", str(path), "--storage", url, "--scheduler", dask_cluster.address]
-    code = main([*args, "--no-progress", "--output", str(tmp_path / "out")])
+    code = main([*args, "--no-progress", "--format", "png", "--output", str(tmp_path / "out")])
     assert code == 0, capsys.readouterr().err
     on_dask = load_study(path).results(storage=url)
     assert len(on_dask) == 4 and (on_dask["status"] == "ok").all()
@@ -85,7 +85,8 @@ def test_a_dask_worker_killed_mid_study_loses_and_duplicates_no_cell(
     db = tmp_path / "dask.db"
     url = f"sqlite:///{db}"
     cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", url]
-    cmd += ["--scheduler", dask_cluster.address, "--no-progress", "--output", str(tmp_path / "o")]
+    cmd += ["--scheduler", dask_cluster.address, "--no-progress", "--format", "png"]
+    cmd += ["--output", str(tmp_path / "o")]
     env = {**os.environ, "KILLME_SECONDS": "0.25"}
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     victim = dask_cluster.workers[0]

@@ -199,7 +199,7 @@ def test_svmtune_run_refuses_changed_data_with_exit_2_and_reruns_it(tmp_path, mo
     monkeypatch.chdir(tmp_path)
     _write(tmp_path / "mine.csv", 40)
     (tmp_path / "tied.py").write_text(STUDY_FILE)
-    args = ["run", str(tmp_path / "tied.py"), "--n-jobs", "1", "--no-progress"]
+    args = ["run", str(tmp_path / "tied.py"), "--n-jobs", "1", "--no-progress", "--format", "png"]
     assert main(args) == 0
     assert (
         "data set 'mine': 40 rows x 3 features, labels 0 -> -1, 1 -> +1" in capsys.readouterr().err

@@ -93,7 +93,7 @@ def test_sigkill_part_way_then_resume_gives_every_cell_once_with_the_same_values
     db = tmp_path / "killed.db"
     url = f"sqlite:///{db}"
     cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", url]
-    cmd += ["--n-jobs", "2", "--no-progress", "--output", str(tmp_path / "out")]
+    cmd += ["--n-jobs", "2", "--no-progress", "--format", "png", "--output", str(tmp_path / "out")]
     env = {**os.environ, "KILLME_SECONDS": "0.25"}
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     try:
@@ -158,7 +158,7 @@ def test_ctrl_c_gives_back_the_claims_and_leaves_the_cells_in_the_db_file(tmp_pa
     path.write_text(STUDY_FILE)
     db = tmp_path / "int.db"
     cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", f"sqlite:///{db}"]
-    cmd += ["--n-jobs", "1", "--no-progress", "--output", str(tmp_path / "out")]
+    cmd += ["--n-jobs", "1", "--no-progress", "--format", "png", "--output", str(tmp_path / "out")]
     env = {**os.environ, "KILLME_SECONDS": "0.25"}
     proc = subprocess.Popen(
         cmd,

@@ -197,7 +197,7 @@ def test_peer_cells_resume_after_sigkill_with_the_same_values(tmp_path) -> None:
     db = tmp_path / "killed.db"
     url = f"sqlite:///{db}"
     cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", url]
-    cmd += ["--n-jobs", "2", "--no-progress", "--output", str(tmp_path / "out")]
+    cmd += ["--n-jobs", "2", "--no-progress", "--format", "png", "--output", str(tmp_path / "out")]
     env = {**os.environ, "KILLME_SECONDS": "0.1"}  # 5 fits per cell: about 0.5 s
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     try:

@@ -36,7 +36,16 @@ def db_url(request, tmp_path):
 
 def _run_cmd(path: Path, url: str, *extra: str) -> list[str]:
     cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", url]
-    return cmd + ["--n-jobs", "1", "--no-progress", "--output", str(path.parent / "out"), *extra]
+    return cmd + [
+        "--n-jobs",
+        "1",
+        "--no-progress",
+        "--format",
+        "png",
+        "--output",
+        str(path.parent / "out"),
+        *extra,
+    ]
 
 
 def cell_rows(url: str) -> list[tuple]:

@@ -67,7 +67,7 @@ def test_four_forms_of_data_run_to_a_report(tmp_path, monkeypatch, capsys):
         "frame": {"sick": -1.0, "well": 1.0},  # alphabetical: the lower one is -1
         "svmlight": {"2": -1.0, "4": 1.0},
     }
-    assert main(["run", str(path), "--n-jobs", "1", "--no-progress"]) == 0
+    assert main(["run", str(path), "--n-jobs", "1", "--no-progress", "--format", "png"]) == 0
     out, err = capsys.readouterr()
     assert "own: 16 cells (4 data sets x 2 splits x 2 methods)" in err
     assert "data set 'frame': 80 rows x 3 features, labels sick -> -1, well -> +1" in err

@@ -89,7 +89,15 @@ def test_retry_claims_a_failed_cell_and_replaces_it(store):
 
 def _start(path, url, env):
     cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", url]
-    cmd += ["--n-jobs", "1", "--no-progress", "--output", str(path.parent / "out")]
+    cmd += [
+        "--n-jobs",
+        "1",
+        "--no-progress",
+        "--format",
+        "png",
+        "--output",
+        str(path.parent / "out"),
+    ]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
 
 

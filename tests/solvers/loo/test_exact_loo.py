@@ -320,7 +320,7 @@ def test_property_equals_retraining_over_the_whole_box(problem) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(problems())
 def test_property_equals_retraining_over_the_whole_box_deep(problem) -> None:
     _check_random_problem(*problem)
