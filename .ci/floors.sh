@@ -40,8 +40,10 @@ if wrong:
     raise SystemExit("not the floors: " + ", ".join(wrong))
 PY
 set +e
-# pyproject's options (--import-mode=importlib): the tests import the package installed above
-"$VENV/bin/python" -m pytest
+# pyproject's options (--import-mode=importlib): the tests import the package installed above.
+# The pytest script, not `python -m pytest`, which would put the checkout first on sys.path
+# (tests/test_installed.py fails then)
+"$VENV/bin/pytest"
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then

@@ -3,7 +3,8 @@
 Optuna deprecates and marks experimental parts that svmtune and its peers use without the
 user choosing them (importing ``optuna_integration`` imports ``optuna.terminator``, which
 warns on import; ``OptunaSearchCV`` is experimental): one FutureWarning per import and trial,
-about 1,800 lines for the benchmark study. :func:`third_party_quiet` ignores exactly those,
+about 1,800 lines for the benchmark study. scikit-learn 1.6 warns once per fit of a peer
+that defines the old ``_more_tags``. :func:`third_party_quiet` ignores exactly those,
 inside a study's cells and in ``svmtune run`` / ``svmtune report``; a user's own warnings and
 svmtune's (the solvers' ConvergenceWarning) are untouched.
 """
@@ -22,6 +23,9 @@ QUIET: tuple[tuple[type[Warning], str, str], ...] = (
     # optuna's ExperimentalWarning: attributed to the caller (a study file, scikit-learn's
     # clone), so matched by optuna's own wording, not by module
     (Warning, r".* is experimental \(supported from v", ""),
+    # scikit-learn 1.6's tags migration, once per fit of a peer that still defines _more_tags
+    # (OptunaSearchCV): not the user's to fix, gone in scikit-learn 1.7
+    (FutureWarning, r".* or classes from which it inherits use `_get_tags` and `_more_tags`", ""),
 )
 
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import sklearn
 from sklearn.datasets import load_breast_cancer
+from sklearn.metrics import get_scorer
 from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC
@@ -91,9 +93,12 @@ def test_weights_match_grid_search(data):
     weights = np.where(y == 1, 2.0, 1.0)
     tight = KFoldCV(tol=TIGHT)
     ours = TunedSVC(objective=tight, cv=3, class_weight="balanced").fit(X, y, sample_weight=weights)
-    theirs = GridSearchCV(SVC(class_weight="balanced", tol=TIGHT), GRID, cv=3).fit(
-        X, y, sample_weight=weights
-    )
+    # scikit-learn's search with the weights in the fits and in the scores (as svmtune's): asked
+    # for by metadata routing, which scikit-learn 1.6 needs (it weighed the fits only)
+    with sklearn.config_context(enable_metadata_routing=True):
+        svc = SVC(class_weight="balanced", tol=TIGHT).set_fit_request(sample_weight=True)
+        scorer = get_scorer("accuracy").set_score_request(sample_weight=True)
+        theirs = GridSearchCV(svc, GRID, cv=3, scoring=scorer).fit(X, y, sample_weight=weights)
     near = _undecided(X, y, cv, class_weight="balanced", sample_weight=weights)
     _assert_same_scores(ours, theirs, near)
     # a class weight dict, keyed by the user's labels, moves the SVM as scikit-learn's does
