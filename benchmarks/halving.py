@@ -4,7 +4,7 @@ HalvingGridSearchCV, same candidates, same box, side by side in one process.
 On the data sets of the Fischetti study (``studies/fischetti2016.py``; Fischetti's random 70/30
 splits, the study's split seeds), each split is tuned over (C, gamma) of the RBF SVM by
 
-- ``SuccessiveHalving``: svmtune's, on ``KFoldCV(k=5)`` (its SMO, alpha seeding within a rung);
+- ``SuccessiveHalving``: svmtune's, on ``KFoldCV(k=5)`` (its SMO, cold starts);
 - ``SuccessiveHalving+carry``: the same with ``carry_seeds=True`` (each rung warm-started from
   the fold solutions of the rung before);
 - ``HalvingGridSearchCV``: scikit-learn's, over ``sklearn.svm.SVC`` with 5-fold stratified CV;

@@ -40,8 +40,8 @@ from svmtune.solvers import SMO
 C_GRID = np.geomspace(0.01, 100.0, 5)
 GAMMA_GRID = np.geomspace(0.01, 10.0, 5)
 OBJECTIVES: dict[str, Callable[[float], Objective]] = {
-    "kfold": lambda tol: KFoldCV(k=5, tol=tol),
-    "repeated": lambda tol: RepeatedKFoldCV(k=2, repeats=3, tol=tol),
+    "kfold": lambda tol: KFoldCV(k=5, tol=tol, seeding=True),
+    "repeated": lambda tol: RepeatedKFoldCV(k=2, repeats=3, tol=tol, seeding=True),
 }
 
 

@@ -69,29 +69,36 @@ class KFoldCV(SVMObjective):
       kernel pass. A decision within round-off of zero
       (:func:`~svmtune.classifier.decision_tolerance`) is a tie, labelled +1 as the final
       classifier's ``predict`` does: the sign of round-off never decides;
-    - alpha seeding: each fold starts from its own solution at the nearest setting evaluated
-      before (max-norm distance in log units, a kernel parameter's change counting twice a
-      change of ``C``: :data:`KERNEL_WEIGHT`), clipped to the new ``C``'s box (not rescaled:
-      rescaling by the ratio of the ``C`` values cost more iterations than it saved) and made
-      feasible
-      (:func:`~svmtune.solvers.feasible_start`). The first evaluation starts every fold cold
-      (seeding folds from fold 0's solution saved few iterations and cost more CPU than
-      they took: a warm start's gradient needs the kernel rows of its support vectors).
+    - every fold starts cold (``alpha = 0``) by default: the value at a setting is then the
+      error count of one ``tol``-KKT solve per fold, whatever was evaluated before (a fresh
+      bind's value). Cold starts were chosen by measurement: on the 42 problems of the
+      benchmark suite (``python benchmarks/seeding_cost.py``: a 5 x 5 grid over the
+      benchmark's box, ``C`` in [0.1, 1000], ``gamma`` in [0.001, 10]) the cold grid took
+      less CPU than the seeded one on 40 of 42 (seeded / cold: CPU median 1.39, SMO
+      iterations median 1.54, range 0.60-48; titanic, whose duplicated points keep
+      validation decisions at zero, 48x the iterations), because order-independent values
+      need seeding's settling (below);
+    - alpha seeding (``seeding=True``): each fold starts from its own solution at the
+      nearest setting evaluated before (max-norm distance in log units, a kernel parameter's
+      change counting twice a change of ``C``: :data:`KERNEL_WEIGHT`), clipped to the new
+      ``C``'s box (not rescaled: rescaling by the ratio of the ``C`` values cost more
+      iterations than it saved) and made feasible
+      (:func:`~svmtune.solvers.feasible_start`). The first evaluation starts every fold cold.
       Seeding never changes which problem is solved or the bias rule, only where SMO starts
-      (a seed's variables within round-off of a bound are put on it, as in a cold solve:
-      :func:`svmtune.solvers.feasible_start`). The iteration counts in the
-      evaluation's cost show what seeding saves. The choice of seed does not depend on
-      ``n_jobs``;
-    - one value per setting: two starts stop at two ``tol``-optimal solutions, and a
-      validation decision within their accuracy of zero could take either sign. So before
-      counting errors each fold settles its validation decisions: while one lies within
-      ``t * max(1, C max_i K_ii)`` of zero (``t`` the tolerance of the fold's last solve, at
-      first ``tol``; the margin exact leave-one-out refines within), the fold's solve is
-      continued from its solution at ``t / 1000``, down to ``1e-12 max(1, C max_i K_ii)``.
-      Seeded and cold solves then agree on every decision not zero to that accuracy, and the
-      value equals a fresh bind's (``benchmarks/seeding_identity.py``: 0 of 600 values differ
-      at ``tol=1e-3``). The continued solves' iterations and kernel entries are in the cost;
-      a fold with no decision near zero is one solve, as before;
+      (a seed's variables within round-off of a bound are put on it, as in a cold solve).
+      The choice of seed does not depend on ``n_jobs``;
+    - one value per setting with seeding: two starts stop at two ``tol``-optimal solutions,
+      and a validation decision within their accuracy of zero could take either sign. So with
+      ``seeding=True`` each fold settles its validation decisions before counting errors:
+      while one lies within ``t * max(1, C max_i K_ii)`` of zero (``t`` the tolerance of the
+      fold's last solve, at first ``tol``; the margin exact leave-one-out refines within), the
+      fold's solve is continued from its solution at ``t / 1000``, down to
+      ``1e-12 max(1, C max_i K_ii)``. Seeded and cold solves then agree on every decision not
+      zero to that accuracy, and the value equals a fresh bind's with ``seeding=True``
+      (``benchmarks/seeding_identity.py``: 0 of 600 values differ at ``tol=1e-3``). The
+      continued solves' iterations and kernel entries are in the cost; a fold with no
+      decision near zero is one solve. At large ``C`` the margin ``t C max_i K_ii`` holds most
+      validation decisions, so most folds continue: the reason seeding is off by default;
     - the folds of one evaluation run in parallel (joblib, threads: the compiled SMO loop
       releases the GIL) when ``n_jobs != 1``;
     - fold-level pruning (``reports_steps``): evaluated with a ``report`` callback (an Optuna
@@ -121,8 +128,9 @@ class KFoldCV(SVMObjective):
         None draws fresh entropy.
     tol : float, default 1e-3
         SMO's KKT-gap tolerance.
-    seeding : bool, default True
-        Alpha seeding (see above). Off, every fold starts from ``alpha = 0``.
+    seeding : bool, default False
+        Alpha seeding with settled decisions (see above). Off, every fold starts from
+        ``alpha = 0`` and is solved once.
     n_jobs : int, default 1
         Folds solved in parallel (joblib semantics: -1 for all cores).
     selection : {"second_order", "max_violating_pair"}
@@ -157,7 +165,7 @@ class KFoldCV(SVMObjective):
         k: int = 5,
         random_state: Seed = 0,
         tol: float = 1e-3,
-        seeding: bool = True,
+        seeding: bool = False,
         n_jobs: int | None = 1,
         selection: Selection = "second_order",
         max_iter: int | None = None,
@@ -247,13 +255,17 @@ class _BoundKFoldCV(BoundSVMObjective):
             solving[0] += time.perf_counter() - t0
             return out
 
-        res, dec, tol, extra = settle(
-            timed,
-            decide,
-            tol=float(self.objective.tol),
-            scale=decision_scale(C, diag_max),
-            alpha0=alpha0,
-        )
+        if self.objective.seeding:
+            res, dec, tol, extra = settle(
+                timed,
+                decide,
+                tol=float(self.objective.tol),
+                scale=decision_scale(C, diag_max),
+                alpha0=alpha0,
+            )
+        else:  # a cold solve: its value does not depend on what was evaluated before
+            res = timed(float(self.objective.tol), alpha0)
+            dec, tol, extra = decide(res)
         # the fold's fit seconds are its solves; the rest (decisions, errors) is its scoring
         self._fold_clock()[f] = [solving[0], start + solving[0]]
         # A decision within round-off of zero is a tie (+1, as predict says), whatever its sign.

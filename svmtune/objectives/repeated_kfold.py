@@ -24,10 +24,10 @@ class RepeatedKFoldCV(KFoldCV):
     (the defaults) this is the 5 x 2-fold CV estimate that Carrizosa, Martin-Barragan and Romero
     Morales (2014, Section 3.1) take from Gonen and Alpaydin (2011) for their multiple-kernel
     tables. Everything else is :class:`~svmtune.objectives.KFoldCV`'s: one Gram matrix per
-    evaluation shared by all folds, alpha seeding per fold, validation decisions near zero
-    settled before errors are counted (so a value does not depend on what was evaluated
-    before), fold-level pruning; an evaluation solves ``repeats * k`` SVMs, and its cost counts
-    their iterations.
+    evaluation shared by all folds, cold starts by default (with ``seeding=True``, alpha
+    seeding per fold and validation decisions near zero settled before errors are counted, so
+    a value does not depend on what was evaluated before), fold-level pruning; an evaluation
+    solves ``repeats * k`` SVMs, and its cost counts their iterations.
 
     Repeat ``r``'s folds are :func:`~svmtune.datasets.stratified_kfold` with the ``r``-th of
     ``repeats`` seeds spawned from ``random_state``, so one ``random_state`` gives the same
@@ -67,7 +67,7 @@ class RepeatedKFoldCV(KFoldCV):
         repeats: int = 5,
         random_state: Seed = 0,
         tol: float = 1e-3,
-        seeding: bool = True,
+        seeding: bool = False,
         n_jobs: int | None = 1,
         selection: Selection = "second_order",
         max_iter: int | None = None,

@@ -93,10 +93,10 @@ def _assert_fresh_values(make, X, y, walk, bound=None) -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: KFoldCV(k=2),
-        lambda: KFoldCV(k=2, max_seeds=1),
-        lambda: KFoldCV(k=2, tol=TIGHT),
-        lambda: RepeatedKFoldCV(k=2, repeats=2),
+        lambda: KFoldCV(k=2, seeding=True),
+        lambda: KFoldCV(k=2, seeding=True, max_seeds=1),
+        lambda: KFoldCV(k=2, seeding=True, tol=TIGHT),
+        lambda: RepeatedKFoldCV(k=2, repeats=2, seeding=True),
     ],
     ids=["kfold", "kfold-one-seed", "kfold-tight", "repeated"],
 )
@@ -113,12 +113,12 @@ def test_seeds_carried_from_a_subsample_change_no_value(problem, walk, first) ->
     # successive halving's carry_seeds: a rung starts from the solutions of a subsample
     X, y = problem
     sub = np.sort(np.r_[np.flatnonzero(y > 0)[:2], np.flatnonzero(y < 0)[:2]])
-    small = KFoldCV(k=2).bind(X[sub], y[sub], kernel=RBF())
+    small = KFoldCV(k=2, seeding=True).bind(X[sub], y[sub], kernel=RBF())
     for params in first:
         small.evaluate(params)
-    bound = KFoldCV(k=2).bind(X, y, kernel=RBF())
+    bound = KFoldCV(k=2, seeding=True).bind(X, y, kernel=RBF())
     bound.seed_from(small, sub)
-    _assert_fresh_values(lambda: KFoldCV(k=2), X, y, walk, bound)
+    _assert_fresh_values(lambda: KFoldCV(k=2, seeding=True), X, y, walk, bound)
 
 
 @settings(max_examples=20, deadline=None)
@@ -142,10 +142,11 @@ def test_the_value_after_a_neighbour_is_a_fresh_binds() -> None:
     X = rng.normal(size=(40, 3))
     y = np.repeat([-1.0, 1.0], 20)
     X[y > 0] += 0.5
-    bound = KFoldCV(k=5).bind(X, y, kernel=RBF())
+    bound = KFoldCV(k=5, seeding=True).bind(X, y, kernel=RBF())
     bound.evaluate({"C": 0.3, "gamma": 0.1})
     assert bound.evaluate({"C": 0.1, "gamma": 0.1}).value == 0.3
-    assert KFoldCV(k=5).bind(X, y, kernel=RBF()).evaluate({"C": 0.1, "gamma": 0.1}).value == 0.3
+    fresh = KFoldCV(k=5, seeding=True).bind(X, y, kernel=RBF())
+    assert fresh.evaluate({"C": 0.1, "gamma": 0.1}).value == 0.3
 
 
 def test_a_decision_near_zero_is_settled_at_the_default_tol() -> None:
@@ -160,12 +161,12 @@ def test_a_decision_near_zero_is_settled_at_the_default_tol() -> None:
     X[y > 0] += 0.5
     grid = [{"C": float(c), "gamma": float(g)} for c in np.geomspace(0.01, 100.0, 5)
             for g in np.geomspace(0.01, 10.0, 5)]  # fmt: skip
-    bound = KFoldCV(k=5).bind(X, y, kernel=RBF())
+    bound = KFoldCV(k=5, seeding=True).bind(X, y, kernel=RBF())
     for params in grid[: grid.index({"C": 1.0, "gamma": 10.0})]:
         bound.evaluate(params)
     target = {"C": 1.0, "gamma": 10.0}
     seeded = bound.evaluate(target)
-    fresh = KFoldCV(k=5).bind(X, y, kernel=RBF()).evaluate(target)
+    fresh = KFoldCV(k=5, seeding=True).bind(X, y, kernel=RBF()).evaluate(target)
     assert seeded.value == fresh.value
     # the settled solves cost more iterations than one eps-KKT solve of each fold
     loose = KFoldCV(k=5, tol=1e-3, seeding=False)
@@ -174,3 +175,18 @@ def test_a_decision_near_zero_is_settled_at_the_default_tol() -> None:
         SMO(tol=1e-3).solve(y, C=1.0, gram=RBF().gram({"gamma": 10.0}, X), active=tr).iterations
         for tr, _ in loose.bind(X, y, kernel=RBF()).folds
     )
+
+
+@settings(max_examples=25, deadline=None)
+@given(problem=problems(), walk=walks())
+def test_the_default_solves_each_fold_once_from_zero(problem, walk) -> None:
+    # KFoldCV's default starts every fold cold and solves it once: its value and its SMO
+    # iterations at a setting are a fresh bind's, whatever was evaluated before
+    X, y = problem
+    bound = KFoldCV(k=2).bind(X, y, kernel=RBF())
+    for params in walk:
+        walked = bound.evaluate(params)
+        fresh = KFoldCV(k=2).bind(X, y, kernel=RBF()).evaluate(params)
+        assert walked.ok and fresh.ok
+        assert walked.value == fresh.value, params
+        assert walked.cost.iterations == fresh.cost.iterations, params

@@ -167,9 +167,11 @@ def test_subsamples_are_nested_and_stratified(heart):
 
 def test_carried_seeds_warm_start_the_next_rung_without_changing_what_is_solved(heart):
     X, y = heart
-    cold = SuccessiveHalving(n_points=3).tune(KFoldCV(k=5), X, y, kernel=RBF(), random_state=0)
+    cold = SuccessiveHalving(n_points=3).tune(
+        KFoldCV(k=5, seeding=True), X, y, kernel=RBF(), random_state=0
+    )
     warm = SuccessiveHalving(n_points=3, carry_seeds=True).tune(
-        KFoldCV(k=5), X, y, kernel=RBF(), random_state=0
+        KFoldCV(k=5, seeding=True), X, y, kernel=RBF(), random_state=0
     )
     a, b = cold.trace, warm.trace
     assert a["rung"].tolist() == b["rung"].tolist()
@@ -215,8 +217,8 @@ def test_kfold_seeds_come_only_from_kfold_on_a_subset(heart):
     from svmtune.objectives import LOOEstimate
 
     X, y = heart
-    big = KFoldCV(k=5).bind(X, y, kernel=RBF())
-    small = KFoldCV(k=5).bind(X[:60], y[:60], kernel=RBF())
+    big = KFoldCV(k=5, seeding=True).bind(X, y, kernel=RBF())
+    small = KFoldCV(k=5, seeding=True).bind(X[:60], y[:60], kernel=RBF())
     small.evaluate({"C": 1.0, "gamma": 0.1})
     with pytest.raises(ValueError, match="seeds come from KFoldCV bound to other data"):
         big.seed_from(LOOEstimate().bind(X, y, kernel=RBF()), np.arange(len(y)))
@@ -224,7 +226,7 @@ def test_kfold_seeds_come_only_from_kfold_on_a_subset(heart):
         big.seed_from(small, np.arange(59))
     big.seed_from(small, np.arange(60))  # seeds fold f from the small one's fold f
     first = big.evaluate({"C": 1.0, "gamma": 0.1})
-    cold = KFoldCV(k=5).bind(X, y, kernel=RBF()).evaluate({"C": 1.0, "gamma": 0.1})
+    cold = KFoldCV(k=5, seeding=True).bind(X, y, kernel=RBF()).evaluate({"C": 1.0, "gamma": 0.1})
     assert first.cost.iterations != cold.cost.iterations  # started elsewhere
     assert abs(first.value - cold.value) <= 2 / len(y)  # the same problems, to tol
 
