@@ -92,15 +92,15 @@ class SuccessiveHalving(Tuner):
     subsample: a subsample's CV error is not the objective on the training data, and it may be
     lower than any full evaluation's), while the cumulative cost counts every rung.
 
-    Warm starts: with ``KFoldCV(seeding=True)`` (alpha seeding), each fold of a rung starts from the solution
-    of the nearest setting evaluated before on the same subsample; the first evaluation of a
-    rung starts cold. With ``carry_seeds=True`` it starts from the fold solutions of the rung
-    before instead, carried over to the larger subsample (zero on the new points;
-    :func:`~svmtune.solvers.feasible_start` makes them feasible for the new folds, which are
-    not the old ones grown): this cost more SMO iterations than the cold start on the Fischetti
-    study's data sets (``python benchmarks/halving.py`` prints both), so it is off by default.
-    Seeding changes where SMO starts, never the problem solved. Objectives without seeding
-    (``KFoldCV``'s default) start cold on every rung.
+    Warm starts: with ``KFoldCV(seeding=True)`` (alpha seeding), each fold of a rung starts from
+    the solution of the nearest setting evaluated before on the same subsample; the first
+    evaluation of a rung starts cold. With ``carry_seeds=True`` it starts from the fold
+    solutions of the rung before instead, carried over to the larger subsample (zero on the new
+    points; :func:`~svmtune.solvers.feasible_start` makes them feasible for the new folds, which
+    are not the old ones grown): this cost more SMO iterations than the cold start on the
+    Fischetti study's data sets (``python benchmarks/halving.py`` prints both), so it is off by
+    default. Seeding changes where SMO starts, never the problem solved. Objectives without
+    seeding (``KFoldCV``'s default) start cold on every rung.
 
     Parameters
     ----------
