@@ -122,7 +122,8 @@ class SuccessiveHalving(Tuner):
         rung has fewer than ``factor``.
     carry_seeds : bool, default False
         Warm-start each rung from the solutions of the rung before (objectives that keep
-        solutions: ``KFoldCV``; see above).
+        solutions: ``KFoldCV(seeding=True)``, refused with ``KFoldCV``'s default
+        ``seeding=False``; see above).
     max_evals, max_seconds : optional budget (see :class:`~svmtune.tuners.Tuner`)
 
     Examples
@@ -284,6 +285,12 @@ class SuccessiveHalving(Tuner):
         start: dict[str, float] | None,
     ) -> None:
         full = evaluate.bound
+        if self.carry_seeds and getattr(full.objective, "seeding", None) is False:
+            raise ValueError(
+                f"SuccessiveHalving(carry_seeds=True) warm-starts rungs from kept solutions, but "
+                f"{full.objective!r} keeps none (seeding=False, KFoldCV's default): pass "
+                "KFoldCV(seeding=True), or carry_seeds=False"
+            )
         cands = self.candidates(space)
         n_folds = int(getattr(full.objective, "k", 5))
         rungs = self.schedule(len(cands), full.y, n_folds=n_folds)

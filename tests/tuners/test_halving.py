@@ -245,3 +245,9 @@ def test_best_value_counts_only_the_rungs_on_all_the_training_points():
     assert t["best_value"].iloc[6] == t["value"].iloc[6] == res.best_value
     # the cost of the subsample rungs is counted all the same
     assert t["cum_kernel_evals"].iloc[6] == t["kernel_evals"].sum()
+
+
+def test_carried_seeds_need_an_objective_that_keeps_solutions(heart) -> None:
+    X, y = heart
+    with pytest.raises(ValueError, match=r"carry_seeds=True.*seeding=False"):
+        SuccessiveHalving(n_points=3, carry_seeds=True).tune(KFoldCV(k=5), X, y, kernel=RBF())
