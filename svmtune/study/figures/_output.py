@@ -109,7 +109,7 @@ def legible(fig: Figure, *, size: float = MIN_FONT_PT) -> Figure:
     return fig
 
 
-def _texts_but_ticks(artist: Any, axis_type: type, text_type: type) -> Iterator[Any]:
+def _texts_but_ticks(artist: Any, axis_type: type[Any], text_type: type[Any]) -> Iterator[Any]:
     """The texts of ``artist`` and its children, of an axis its label and offset text only."""
     if isinstance(artist, axis_type):
         yield artist.label

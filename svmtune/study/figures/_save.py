@@ -65,8 +65,9 @@ def save_figures(fig: Figure, paths: Sequence[str | Path], *, dpi: int) -> list[
         fig.dpi = shown
     # no engine while drawing (a placeholder engine would still make savefig lay out):
     # set_layout_engine(None) drops it unless the rc parameters name one
-    no_rc_engine = {"figure.autolayout": False, "figure.constrained_layout.use": False}
-    with matplotlib.rc_context(no_rc_engine):
+    with matplotlib.rc_context(
+        {"figure.autolayout": False, "figure.constrained_layout.use": False}
+    ):
         fig.set_layout_engine(None)
     try:
         return [save_figure(fig, p, dpi=dpi) for p in paths]
