@@ -2,17 +2,16 @@
 one process, against the CPU seconds of the study's own cells.
 
 ``svmtune run studies/quickstart.py`` ends with its report: the study's plots
-(``svmtune.study.figures.plot_jobs``) and the verdict
-(``svmtune.study.verdict_jobs``:
+(``svmtune.study.figures.plot_jobs``) and the verdict (``svmtune.study.verdict_jobs``:
 comparison, CD diagram, ``report.md``, anytime profiles, ECDF). This runs the quickstart once
 into a temporary database (about a minute on two cores; ``--db`` reuses one), then times every
-job (build the figure, ``savefig``) in this process, ``--repeat`` times, and prints the least
-CPU seconds of each, the totals of the two sets, and how ``write_report(n_jobs=2)`` would
-share them between its two processes (jobs handed out largest estimated cost first, each to
-the process free first): the later end is what the report adds to a two-process run's wall
-time on an idle machine with both processes warm; the same schedule of the measured jobs on 8,
-16 and 64 processes (``--processes``) projects what it adds there (a projection: the jobs run
-one at a time here).
+job (build the figure, lay it out once, save each format) in this process, ``--repeat`` times,
+and prints the least CPU seconds of each, the totals of the two sets, and how
+``write_report(n_jobs=2)`` would share them between its two processes (jobs handed out largest
+estimated cost first, each to the process free first): the later end is what the report adds to
+a two-process run's wall time on an idle machine with both processes warm; the same schedule of
+the measured jobs on 8, 16 and 64 processes (``--processes``) projects what it adds there (a
+projection: the jobs run one at a time here).
 
 ``--study FILE`` times another study's report instead (run into a temporary database with
 ``svmtune run FILE --n-jobs 2``, or read from ``--db``); the last line compares the figures' CPU

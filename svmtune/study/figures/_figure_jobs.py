@@ -36,8 +36,8 @@ class ReportJob(Protocol):
 @dataclass(frozen=True)
 class FigureJob:
     """One figure: ``draw()`` builds it, calling the job saves it as ``outdir / name`` and in
-    each further format of ``also`` (file suffixes such as ``"pdf"``: the same figure, drawn
-    once, :func:`~svmtune.study.figures._save.save_figure`).
+    each further format of ``also`` (file suffixes such as ``"pdf"``: the same figure, built
+    and laid out once, :func:`~svmtune.study.figures._save.save_figures`).
 
     ``cost`` is a relative estimate of its drawing time (roughly one unit per panel, as ticks
     and labels dominate); only the order of the jobs' costs matters (:func:`by_cost`).
@@ -50,15 +50,12 @@ class FigureJob:
     also: tuple[str, ...] = ()
 
     def __call__(self, outdir: Path) -> dict[str, Path]:
-        from svmtune.study.figures._save import save_figure
+        from svmtune.study.figures._save import save_figures
 
         path = Path(outdir) / self.name
-        fig = self.draw()
-        written = {path.stem: save_figure(fig, path, dpi=self.dpi)}
-        for ext in self.also:
-            other = path.with_suffix(f".{ext}")
-            written[other.name] = save_figure(fig, other, dpi=self.dpi)
-        return written
+        others = [path.with_suffix(f".{ext}") for ext in self.also]
+        first, *rest = save_figures(self.draw(), [path, *others], dpi=self.dpi)
+        return {first.stem: first, **{p.name: p for p in rest}}
 
 
 def by_cost(jobs: Sequence[ReportJob]) -> list[int]:

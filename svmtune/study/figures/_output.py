@@ -10,8 +10,8 @@ own size; a per-data-set figure of many data sets is split into pages of at most
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from svmtune.study.figures._figure_jobs import FigureJob
 from svmtune.study.figures._save import save_figure
@@ -92,17 +92,33 @@ def figure_job(
 
 
 def legible(fig: Figure, *, size: float = MIN_FONT_PT) -> Figure:
-    """Raise every text of ``fig`` (titles, labels, tick labels, legends) to at least ``size``
-    points, and set the tick labels to ``size`` (they are made when the figure is drawn).
-    Returns ``fig``."""
+    """Raise every text of ``fig`` (titles, labels, offset texts, legends) to at least
+    ``size`` points, and set the tick labels to ``size`` (:meth:`~matplotlib.axes.Axes.tick_params`
+    sets those there are and those the draw makes). Returns ``fig``.
+
+    The ticks are not visited: asking an axis for its ticks makes them, at limits the layout
+    has not yet set (each tick five artists and a locator call); the draw makes its own."""
+    from matplotlib.axis import Axis
     from matplotlib.text import Text
 
     for ax in fig.axes:
         ax.tick_params(axis="both", which="both", labelsize=size)
-    for t in fig.findobj(Text):
+    for t in _texts_but_ticks(fig, Axis, Text):
         if float(t.get_fontsize()) < size:
             t.set_fontsize(size)
     return fig
+
+
+def _texts_but_ticks(artist: Any, axis_type: type[Any], text_type: type[Any]) -> Iterator[Any]:
+    """The texts of ``artist`` and its children, of an axis its label and offset text only."""
+    if isinstance(artist, axis_type):
+        yield artist.label
+        yield artist.offsetText
+        return
+    if isinstance(artist, text_type):
+        yield artist
+    for child in artist.get_children():
+        yield from _texts_but_ticks(child, axis_type, text_type)
 
 
 def pages(items: Sequence[T], per_page: int = PANELS_PER_PAGE) -> list[list[T]]:
