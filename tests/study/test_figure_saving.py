@@ -57,14 +57,6 @@ def test_a_job_of_png_and_pdf_lays_out_once_and_draws_once_per_file(tmp_path, co
     assert counted == {"layouts": 1, "draws": 2}  # savefig alone: 2 layouts and 4 draws
 
 
-def test_savefig_alone_lays_out_and_draws_twice_per_file(tmp_path, counted):
-    """The cost the job avoids (what matplotlib does, so that a change there shows here)."""
-    fig = _count_draws(_figure(), counted)
-    save_figure(fig, tmp_path / "a.png", dpi=100)
-    save_figure(fig, tmp_path / "a.pdf", dpi=100)
-    assert counted == {"layouts": 2, "draws": 4}
-
-
 def test_the_png_is_the_file_savefig_alone_writes(tmp_path):
     alone = save_figure(_figure(), tmp_path / "alone.png", dpi=120).read_bytes()
     fig = _figure()
