@@ -11,17 +11,20 @@ Problems (:data:`PROBLEMS`, cheapest first; nothing below 3,000 training points 
   whole, with the main suite's binary task (``-halves``: the first ceil(k/2) classes +1):
   spambase, banana, page-blocks0, texture-halves, optdigits-eo, mushroom, sat-halves,
   market-halves, twonorm, ring, penbased-eo, letter-halves;
-- Breiman's generators (:func:`svmtune.datasets.generate`: twonorm, ringnorm, threenorm,
-  waveform) at 10,000 training points, and at 50,000 and 200,000 (the size ladder). A generated
-  problem draws ``ceil(n_train / 0.7)`` points from a seed fixed by its name, so the split's
-  training part holds ``n_train`` points give or take a few dozen.
+- the size ladder: Breiman's generators (:func:`svmtune.datasets.generate`) twonorm,
+  ringnorm and waveform (:data:`LADDER`) at 500, 2,000, 8,000 and 30,000 training points
+  (:data:`LADDER_SIZES`). A generated problem draws ``ceil(n_train / 0.7)`` points from a seed
+  fixed by its name, so the split's training part holds ``n_train`` points give or take a few
+  dozen. 200,000 points are not run: ``benchmarks/large_sizing.py`` gives what they would need
+  (a peer's search about 13 hours).
 
 Methods (:data:`METHODS`), all in the main benchmark's box (``C`` in [0.1, 1000], ``gamma`` in
 [0.001, 10], log scale) with 25 evaluations where a count applies: 5-fold CV by grid, TPE
 (pruned and not) and VNS; the cascade; successive halving; Fischetti's LOO_2 / LOO_3 by
 bisection over gamma; Platt's holdout error by gradient descent; ``TunedSVC()``'s defaults
-(5-fold CV on its 5 x 5 grid); and the peers over ``sklearn.svm.SVC``: ``GridSearchCV``,
-``RandomizedSearchCV``, ``HalvingGridSearchCV`` and (with the ``peers`` extra)
+(5-fold CV on its 5 x 5 grid; not run by default and named in :data:`LEFT_OUT`: the same 25
+evaluations on the same folds as ``CV grid 25``); and the peers over ``sklearn.svm.SVC``:
+``GridSearchCV``, ``RandomizedSearchCV``, ``HalvingGridSearchCV`` and (with the ``peers`` extra)
 ``OptunaSearchCV``. Every k-fold method of a (problem, split) cross-validates on the same
 shared stratified folds (:mod:`svmtune.study.run._folds`), as in the main benchmark.
 
@@ -35,13 +38,14 @@ stopped part-way, so a peer that runs past it is stored with its values and stat
 The pre-planned baseline: :data:`BASELINE`, ``GridSearchCV 25`` (what users reach for), named
 before the study runs.
 
-The full run (not yet made; at most ``len(PROBLEMS) x N_SPLITS x len(METHODS) x BUDGET_S``
-seconds of CPU; a peer at 200,000 points may run far past the budget)::
+The full run (not yet made; 24 problems x 1 split x 13 methods, sized by
+``benchmarks/large_sizing.py`` from measured costs of one evaluation: about 7.6 CPU hours,
+3.8 hours on two cores, three quarters of it on the 30,000-point rung)::
 
     nice -n 5 svmtune run studies/benchmark_large.py --n-jobs 2
 
 ``SVMTUNE_LARGE_DATASETS`` keeps the first ``n`` problems, ``SVMTUNE_LARGE_SPLITS`` the first
-splits (default 3), ``SVMTUNE_LARGE_METHODS`` (names separated by ``;``) only the methods named,
+splits (default 1), ``SVMTUNE_LARGE_METHODS`` (names separated by ``;``) only the methods named,
 ``SVMTUNE_LARGE_BUDGET_S`` sets the budget. ``SVMTUNE_LARGE_SMOKE=1`` is the reduced form CI
 runs: two generated problems of 300 training points, a 20 s budget.
 """
@@ -89,17 +93,18 @@ KEEL = (
     "spambase", "banana", "page-blocks0", "texture-halves", "optdigits-eo", "mushroom",
     "sat-halves", "market-halves", "twonorm", "ring", "penbased-eo", "letter-halves",
 )  # fmt: skip
-#: Breiman's generators at these training sizes (10,000; the size ladder's 50,000 and 200,000).
-GENERATED_SIZES = (10_000, 50_000, 200_000)
+#: The size ladder: these generators at these training sizes (sized by
+#: benchmarks/large_sizing.py to fit about 3 hours on 2 cores; 200,000 is not run, the sizing
+#: script reports what it would need).
+LADDER = ("twonorm", "ringnorm", "waveform")
+LADDER_SIZES = (500, 2_000, 8_000, 30_000)
 
 SMOKE = os.environ.get("SVMTUNE_LARGE_SMOKE", "") == "1"
 if SMOKE:  # the reduced form CI runs
     PROBLEMS: dict = {f"{g}-300": Generated(g, 300) for g in ("twonorm", "waveform")}
 else:
     PROBLEMS = {name: name for name in KEEL}
-    PROBLEMS.update(
-        {f"{g}-{n // 1000}k": Generated(g, n) for n in GENERATED_SIZES for g in GENERATORS}
-    )
+    PROBLEMS.update({f"{g}-{n}": Generated(g, n) for n in LADDER_SIZES for g in LADDER})
 
 
 def _rows(spec) -> int:
@@ -109,7 +114,7 @@ def _rows(spec) -> int:
 PROBLEMS = dict(sorted(PROBLEMS.items(), key=lambda kv: (_rows(kv[1]), kv[0])))
 
 N_DATASETS = int(os.environ.get("SVMTUNE_LARGE_DATASETS", len(PROBLEMS)))
-N_SPLITS = int(os.environ.get("SVMTUNE_LARGE_SPLITS", 1 if SMOKE else 3))
+N_SPLITS = int(os.environ.get("SVMTUNE_LARGE_SPLITS", 1))
 BUDGET_S = float(os.environ.get("SVMTUNE_LARGE_BUDGET_S", 20 if SMOKE else 600))
 if not (2 <= N_DATASETS <= len(PROBLEMS)) or N_SPLITS < 1 or not BUDGET_S > 0:
     raise ValueError(
@@ -181,6 +186,13 @@ else:
     )
 
 KEEP = [m.strip() for m in os.environ.get("SVMTUNE_LARGE_METHODS", "").split(";") if m.strip()]
+if not KEEP:  # by default not run: the same 25 evaluations as "CV grid 25" (sizing)
+    del METHODS["TunedSVC defaults"]
+    LEFT_OUT["TunedSVC defaults"] = (
+        "not run by default: TunedSVC()'s 5-fold CV on Grid(n_points=5) over the same box "
+        "evaluates the same 25 points on the same folds as 'CV grid 25' (name it in "
+        "SVMTUNE_LARGE_METHODS to run it)"
+    )
 if SMOKE and not KEEP:
     KEEP = ["GridSearchCV 25", "CV grid 25", "CV cascade", "LOO_2 + bisection"]
 if KEEP:
