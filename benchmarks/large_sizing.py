@@ -2,22 +2,31 @@
 
 ``measure`` times, on Breiman's twonorm and ringnorm (:func:`svmtune.datasets.generate`,
 features standardized) at a few training sizes, one evaluation of each route the large
-benchmark (``studies/benchmark_large.py``) runs: a 5-fold CV evaluation (svmtune's SMO, cold
-folds) at a mid ``C = 10`` and a large ``C = 1000`` (``gamma = 1 / d``), an LOO_2 evaluation,
-one Platt gradient step (holdout error and its gradient), and one fit of scikit-learn's
-``SVC`` on all points (the unit of the peers' searches: a peer's 5-fold grid of 25 is 125
-fits on 4/5 of the points plus one refit). It fits, per route, the slope of log CPU seconds on
-log n and extrapolates to the sizes the study uses. CPU seconds are process CPU time of one
-process on a loaded, shared 2-core machine: read them as orders of magnitude.
+benchmark (``studies/benchmark_large.py``) runs (:data:`ROUTES`): a 5-fold CV evaluation
+(svmtune's SMO, cold folds) at several ``(C, gamma)`` of the box, an LOO_2 evaluation, one
+Platt gradient step (holdout error and its gradient; skipped above its memory limit), and one
+fit of scikit-learn's ``SVC`` on all points (the unit of the peers' searches: a peer's 5-fold
+search of 25 candidates is 125 fits on 4/5 of the points plus one refit). It appends to
+``--out`` and fits, per route, the slope of log CPU seconds on log n. CPU seconds are process
+CPU time of one process on a loaded, shared 2-core machine: read them as orders of magnitude.
 
 ``estimate`` reads the measured table and prints the sized study's expected CPU per problem
-(the table in docs/benchmark-large.md): each run is billed ``min(budget, the time its
-evaluations need)``, where the need is the route's evaluations times its extrapolated cost,
-and a peer whose need passes the budget is billed the budget plus one evaluation's overrun
-it cannot stop (its study record says ``timeout``; the needed time is reported here).
+(the table in docs/benchmark-large.md): each run needs its route's evaluations (:data:`WORK`)
+times the extrapolated cost of one; a svmtune run is billed at most the budget plus the
+evaluation in progress, a peer all it needs (it cannot stop; its study record says
+``timeout``), a peer the study refuses at that size nothing (its need is reported).
 
-    python benchmarks/large_sizing.py measure --sizes 1000 2000 4000 --out /tmp/sizing.csv
-    python benchmarks/large_sizing.py estimate --measured /tmp/sizing.csv
+``benchmarks/large_sizing_measured.csv`` was made by (the 16,000-point runs on twonorm only)::
+
+    R="cv5_C10_g1 cv5_C1000_g1 cv5_C1000_g0.02 cv5_C1000_g200 loo2 svc_C10_g1 svc_C1000_g1
+       svc_C1000_g0.02 svc_C1000_g200"
+    S=benchmarks/large_sizing.py OUT=benchmarks/large_sizing_measured.csv
+    python $S measure --sizes 2000 4000 --routes $R platt_gradient --out $OUT
+    python $S measure --sizes 8000 --routes $R --out $OUT
+    python $S measure --sizes 16000 --problems twonorm --routes $R --out $OUT
+    python $S measure --sizes 2000 4000 8000 16000 --problems twonorm \
+        --routes cv5_C1000_g20 svc_C1000_g20 cv5_C0.1_g1 svc_C0.1_g1 --out $OUT
+    python $S estimate --measured $OUT
 """
 
 from __future__ import annotations
@@ -81,6 +90,8 @@ def measure_one(problem: str, n: int, routes=ROUTES) -> dict[str, float]:
             bound = LOOEstimate(model="loo2").bind(X, y, kernel=kernel)
             out[route] = _cpu(lambda b=bound: _evaluate(b, {"C": 10.0, "gamma": gamma}))
         elif route == "platt_gradient":
+            if n > PLATT_MAX_N:
+                continue
             bound = PlattError().bind(X, y, kernel=kernel)
             out[route] = _cpu(lambda b=bound: b.gradient({"C": 10.0, "gamma": gamma}))
         else:
@@ -107,11 +118,11 @@ def predict(slopes: pd.DataFrame, route: str, n: float) -> float:
 
 #: Each method's work per run, in evaluations of a timed route on the training part: (route,
 #: count, share of n each evaluation sees). A model, not a measurement: a grid's points are
-#: billed the mean of the four CV routes (its spread over the box), TPE and VNS likewise;
+#: billed the mean of the measured CV routes (its spread over the box), TPE and VNS likewise;
 #: pruning halves the folds solved; the cascade's screen is cheap and its refine about 15
 #: evaluations; successive halving on 25 points costs about 6 full evaluations; bisection to
 #: tol 0.05 over four decades of gamma takes about 10; a peer's 5-fold search is 5 fits on
-#: 4/5 of the points per candidate (one ``SVC`` fit each, the four fit routes' mean) plus the
+#: 4/5 of the points per candidate (one ``SVC`` fit each, the measured fit routes' mean) plus the
 #: refit; HalvingGridSearchCV about a third of GridSearchCV's fits.
 WORK = {
     "CV grid 25": ("cv5", 25, 1.0),
@@ -128,6 +139,12 @@ WORK = {
     "RandomizedSearchCV 25": ("svc", 126, 0.8),
     "HalvingGridSearchCV 25": ("svc", 42, 0.8),
     "OptunaSearchCV 25": ("svc", 126, 0.8),
+}
+#: Peers the study refuses above a size (the study file's constant naming it): stored as over
+#: budget with their extrapolated need, not run.
+REFUSED_ABOVE = {
+    "RandomizedSearchCV 25": "RANDOM_PEERS_MAX_N",
+    "OptunaSearchCV 25": "RANDOM_PEERS_MAX_N",
 }
 #: Largest training part PlattError's default memory_budget (512 MiB for 16 n^2 bytes) takes.
 PLATT_MAX_N = 5_792
@@ -165,6 +182,9 @@ def estimate(slopes: pd.DataFrame, *, extra_sizes=(200_000,)) -> pd.DataFrame:
             unit = _unit(slopes, route, share * n)
             cost = count * unit
             need += cost
+            if method in REFUSED_ABOVE and n > g[REFUSED_ABOVE[method]]:
+                fails.append(f"{method} (over budget, not run: needs {cost:,.0f} s)")
+                continue
             if cost > budget:
                 over.append(f"{method} ({cost:,.0f} s)")
                 # a svmtune tuner stops at the budget after its evaluation in progress;
@@ -183,8 +203,8 @@ def estimate(slopes: pd.DataFrame, *, extra_sizes=(200_000,)) -> pd.DataFrame:
 
 def _markdown(table: pd.DataFrame) -> str:
     lines = [
-        "| problem | n_train | methods | one 5-fold CV evaluation (s) | expected CPU (s) | "
-        "needed without budget (s) | over the budget (need) | fails |",
+        "| problem | n_train | methods run | one 5-fold CV evaluation (s) | expected CPU (s) | "
+        "needed without budget (s) | over the budget (need) | not run or failing |",
         "|---|--:|--:|--:|--:|--:|---|---|",
     ]
     for name, r in table.iterrows():
@@ -209,7 +229,9 @@ def main(argv=None) -> None:
     args = p.parse_args(argv)
     if args.cmd == "measure":
         measure_one("twonorm", 300, args.routes)  # compile numba's kernels outside the timings
-        rows = []
+        from pathlib import Path
+
+        rows = pd.read_csv(args.out).to_dict("records") if Path(args.out).exists() else []
         for n in args.sizes:
             for prob in args.problems:
                 for route, cpu in measure_one(prob, n, args.routes).items():

@@ -191,11 +191,37 @@ def test_the_sizing_bills_each_run_at_most_its_budget_and_reports_what_is_not_ru
     row = table.loc["twonorm-30000"]  # one evaluation: 30 s; a grid of 25 needs 750 s
     assert row["run"] and row["n_train"] == 30_000 and "CV grid 25" in row["over_budget"]
     assert "Platt + gradient" in row["fail"] and "Platt" not in table.loc["twonorm-500", "fail"]
-    # the 12 methods run there (TunedSVC's defaults left out, Platt failing) need
+    # the 12 methods defined there (TunedSVC's defaults left out, Platt failing) need
     # 25 + 25 + 12.5 + 25 + 15 + 6 + 10 + 10 = 128.5 evaluations of 30 s (svmtune's) and
-    # 126 + 126 + 42 + 126 fits of 24 s (the peers')
-    assert row["methods"] == 12
+    # 126 + 126 + 42 + 126 fits of 24 s (the peers'); the two random-search peers are not run
+    assert row["methods"] == 10 and "RandomizedSearchCV 25 (over budget" in row["fail"]
     assert row["needed_cpu_s"] == pytest.approx(128.5 * 30 + 420 * 24, rel=1e-6)
     assert row["expected_cpu_s"] < row["needed_cpu_s"]
     assert table.loc["twonorm-500", "expected_cpu_s"] == table.loc["twonorm-500", "needed_cpu_s"]
     assert not table.loc["(any generator)-200000", "run"]
+
+
+def test_a_random_search_peer_refuses_the_largest_problems_with_what_it_would_need(monkeypatch):
+    """Above RANDOM_PEERS_MAX_N training points RandomizedSearchCV and OptunaSearchCV are
+    stored as over budget (their fit refuses at once, naming the CPU seconds it would need);
+    below it they are scikit-learn's searches, unchanged."""
+    from sklearn.base import clone
+    from sklearn.model_selection import RandomizedSearchCV
+
+    g = _definition(monkeypatch)
+    cap = g["RANDOM_PEERS_MAX_N"]
+    assert 8_000 < cap < 30_000  # the ladder's top rung only
+    for name in ("RandomizedSearchCV 25", "OptunaSearchCV 25"):
+        if name not in g["METHODS"]:
+            continue  # the peers extra is not installed
+        est = clone(g["METHODS"][name].estimator)
+        X, y = np.zeros((cap + 1, 2)), np.arange(cap + 1) % 2
+        need = g["_fit_need"](126, cap + 1)
+        assert need > g["BUDGET_S"]
+        with pytest.raises(ValueError, match=rf"over budget, not run: {cap + 1} training points"):
+            est.fit(X, y)
+    search = g["METHODS"]["RandomizedSearchCV 25"].estimator
+    assert isinstance(search, RandomizedSearchCV) and search.n_iter == 25
+    # the need is 126 fits of the fitted power law on 4/5 of the points
+    a, b = g["SVC_FIT_CPU"]
+    assert g["_fit_need"](126, 30_000) == pytest.approx(126 * np.exp(a) * 24_000**b)
