@@ -16,7 +16,8 @@ times the extrapolated cost of one; a svmtune run is billed at most the budget p
 evaluation in progress, a peer all it needs (it cannot stop; its study record says
 ``timeout``), a peer the study refuses at that size nothing (its need is reported).
 
-``benchmarks/large_sizing_measured.csv`` was made by (the 16,000-point runs on twonorm only)::
+``benchmarks/large_sizing_measured.csv`` was made by (the 16,000-point runs on twonorm only;
+the bundled sets whole, their training part: ``--sizes`` is ignored for them)::
 
     R="cv5_C10_g1 cv5_C1000_g1 cv5_C1000_g0.02 cv5_C1000_g200 loo2 svc_C10_g1 svc_C1000_g1
        svc_C1000_g0.02 svc_C1000_g200"
@@ -26,6 +27,9 @@ evaluation in progress, a peer all it needs (it cannot stop; its study record sa
     python $S measure --sizes 16000 --problems twonorm --routes $R --out $OUT
     python $S measure --sizes 2000 4000 8000 16000 --problems twonorm \
         --routes cv5_C1000_g20 svc_C1000_g20 cv5_C0.1_g1 svc_C0.1_g1 --out $OUT
+    python $S measure --sizes 0 --problems spambase banana sat-halves penbased-eo letter-halves \
+        --routes cv5_C10_g1 cv5_C1000_g1 cv5_C1000_g20 svc_C10_g1 svc_C1000_g1 svc_C1000_g20 \
+        --out $OUT
     python $S estimate --measured $OUT
 """
 
@@ -37,7 +41,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from svmtune.datasets import generate
+from svmtune.datasets import GENERATORS, generate, load
 from svmtune.kernels import RBF
 from svmtune.objectives import KFoldCV, LOOEstimate, PlattError
 
@@ -71,12 +75,27 @@ def _evaluate(bound, params: dict) -> None:
         raise RuntimeError(f"failed evaluation at {params}: {ev.error}")
 
 
+def _data(problem: str, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` generated points of one of Breiman's problems, or a bundled set's training part
+    (each row with probability 0.7, seeded; ``n`` is then ignored), standardized."""
+    if problem in GENERATORS:
+        X, y = generate(problem, n=n, seed=n)
+    else:
+        X, y = load(problem)[:2]
+        X, y = np.asarray(X, float), np.asarray(y, float)
+        keep = np.random.default_rng(0).random(len(y)) < 0.7
+        X, y = X[keep], y[keep]
+    sd = X.std(0)
+    return (X - X.mean(0)) / np.where(sd > 0, sd, 1.0), y
+
+
 def measure_one(problem: str, n: int, routes=ROUTES) -> dict[str, float]:
-    """CPU seconds of one evaluation of each route on ``n`` points of ``problem``."""
+    """CPU seconds of one evaluation of each route on ``n`` points of ``problem`` (a bundled
+    set: its training part, whatever ``n``); ``gamma`` is kept in the box."""
     from sklearn.svm import SVC
 
-    X, y = generate(problem, n=n, seed=n)
-    X = (X - X.mean(0)) / X.std(0)
+    X, y = _data(problem, n)
+    n = len(y)
     scale = 1.0 / X.shape[1]
     gamma = scale
     kernel = RBF(gamma_bounds=(0.001, 10.0))
@@ -85,7 +104,9 @@ def measure_one(problem: str, n: int, routes=ROUTES) -> dict[str, float]:
         if route.startswith("cv5"):
             C, g = _c_g(route)
             bound = KFoldCV(k=5).bind(X, y, kernel=kernel)
-            out[route] = _cpu(lambda b=bound, C=C, g=g: _evaluate(b, {"C": C, "gamma": g * scale}))
+            out[route] = _cpu(
+                lambda b=bound, C=C, g=g: _evaluate(b, {"C": C, "gamma": min(10.0, g * scale)})
+            )
         elif route == "loo2":
             bound = LOOEstimate(model="loo2").bind(X, y, kernel=kernel)
             out[route] = _cpu(lambda b=bound: _evaluate(b, {"C": 10.0, "gamma": gamma}))
@@ -96,14 +117,15 @@ def measure_one(problem: str, n: int, routes=ROUTES) -> dict[str, float]:
             out[route] = _cpu(lambda b=bound: b.gradient({"C": 10.0, "gamma": gamma}))
         else:
             C, g = _c_g(route)
-            out[route] = _cpu(lambda C=C, g=g: SVC(C=C, gamma=g * scale).fit(X, y))
+            out[route] = _cpu(lambda C=C, g=g: SVC(C=C, gamma=min(10.0, g * scale)).fit(X, y))
     return out
 
 
 def fit_slopes(table: pd.DataFrame) -> pd.DataFrame:
-    """Per route: slope and intercept of log CPU on log n (least squares over every row)."""
+    """Per route: slope and intercept of log CPU on log n (least squares over the rows of
+    Breiman's generated problems)."""
     rows = []
-    for route, part in table.groupby("route"):
+    for route, part in table[table["problem"].isin(list(GENERATORS))].groupby("route"):
         x, yv = np.log(part["n"].to_numpy(float)), np.log(part["cpu_s"].to_numpy(float))
         slope, icpt = np.polyfit(x, yv, 1)
         rows.append({"route": route, "slope": slope, "intercept": icpt})
@@ -156,7 +178,22 @@ def _unit(slopes: pd.DataFrame, route: str, n: float) -> float:
     return float(np.mean([predict(slopes, r, n) for r in names]))
 
 
-def estimate(slopes: pd.DataFrame, *, extra_sizes=(200_000,)) -> pd.DataFrame:
+def keel_factors(table: pd.DataFrame, slopes: pd.DataFrame) -> dict[str, float]:
+    """Per bundled set measured whole: how many times the generated problems' power law its
+    evaluations cost (geometric mean over its routes); ``"*"``: the median of those, for the
+    bundled sets not measured."""
+    keel = table[~table["problem"].isin(list(GENERATORS)) & table["route"].isin(slopes.index)]
+    out = {}
+    for problem, part in keel.groupby("problem"):
+        ratios = [c / predict(slopes, r, n) for r, n, c in part[["route", "n", "cpu_s"]].values]
+        out[str(problem)] = float(np.exp(np.mean(np.log(ratios))))
+    out["*"] = float(np.median(list(out.values()))) if out else 1.0
+    return out
+
+
+def estimate(
+    slopes: pd.DataFrame, *, factors: dict[str, float] | None = None, extra_sizes=(200_000,)
+) -> pd.DataFrame:
     """Expected CPU of the study as defined (``studies/benchmark_large.py``, its environment's
     sizes), one row per problem, plus rows for generated problems at ``extra_sizes`` that the
     study does not run (how long they would need)."""
@@ -171,15 +208,18 @@ def estimate(slopes: pd.DataFrame, *, extra_sizes=(200_000,)) -> pd.DataFrame:
                        round(g["TRAIN_SHARE"] * g["_rows"](spec)), True)  # fmt: skip
     for n in extra_sizes:
         sizes[f"(any generator)-{n}"] = (n, False)
+    factors = factors or {}
+    keel = {name for name, spec in g["PROBLEMS"].items() if not isinstance(spec, g["Generated"])}
     rows = []
     for name, (n, run) in sizes.items():
         need, billed, over, fails = 0.0, 0.0, [], []
+        factor = factors.get(name, factors.get("*", 1.0)) if name in keel else 1.0
         for method in g["METHODS"]:
             route, count, share = WORK[method]
             if route == "platt_gradient" and n > PLATT_MAX_N:
                 fails.append(method)  # stored as FAILED by its memory check, at once
                 continue
-            unit = _unit(slopes, route, share * n)
+            unit = _unit(slopes, route, share * n) * factor
             cost = count * unit
             need += cost
             if method in REFUSED_ABOVE and n > g[REFUSED_ABOVE[method]]:
@@ -193,7 +233,8 @@ def estimate(slopes: pd.DataFrame, *, extra_sizes=(200_000,)) -> pd.DataFrame:
             billed += cost
         rows.append({
             "problem": name, "n_train": n, "run": run, "methods": len(g["METHODS"]) - len(fails),
-            "one_cv_eval_s": round(_unit(slopes, "cv5", n), 1),
+            "cost_factor": round(factor, 1),
+            "one_cv_eval_s": round(_unit(slopes, "cv5", n) * factor, 1),
             "expected_cpu_s": round(splits * billed) if run else 0,
             "needed_cpu_s": round(splits * need),
             "over_budget": "; ".join(over), "fail": "; ".join(fails),
@@ -203,14 +244,16 @@ def estimate(slopes: pd.DataFrame, *, extra_sizes=(200_000,)) -> pd.DataFrame:
 
 def _markdown(table: pd.DataFrame) -> str:
     lines = [
-        "| problem | n_train | methods run | one 5-fold CV evaluation (s) | expected CPU (s) | "
+        "| problem | n_train | methods run | cost factor | one 5-fold CV evaluation (s) | "
+        "expected CPU (s) | "
         "needed without budget (s) | over the budget (need) | not run or failing |",
-        "|---|--:|--:|--:|--:|--:|---|---|",
+        "|---|--:|--:|--:|--:|--:|--:|---|---|",
     ]
     for name, r in table.iterrows():
         expected = f"{r['expected_cpu_s']:,}" if r["run"] else "not run"
         lines.append(
-            f"| {name} | {r['n_train']:,} | {r['methods']} | {r['one_cv_eval_s']:g} | "
+            f"| {name} | {r['n_train']:,} | {r['methods']} | {r['cost_factor']:g} | "
+            f"{r['one_cv_eval_s']:g} | "
             f"{expected} | {r['needed_cpu_s']:,} | {r['over_budget']} | {r['fail']} |"
         )
     return "\n".join(lines)
@@ -234,9 +277,10 @@ def main(argv=None) -> None:
         rows = pd.read_csv(args.out).to_dict("records") if Path(args.out).exists() else []
         for n in args.sizes:
             for prob in args.problems:
+                size = n if prob in GENERATORS else len(_data(prob, n)[1])
                 for route, cpu in measure_one(prob, n, args.routes).items():
-                    rows.append({"problem": prob, "n": n, "route": route, "cpu_s": cpu})
-                    print(f"{prob:9s} n={n:6d} {route:15s} {cpu:9.2f} CPU s", flush=True)
+                    rows.append({"problem": prob, "n": size, "route": route, "cpu_s": cpu})
+                    print(f"{prob:9s} n={size:6d} {route:15s} {cpu:9.2f} CPU s", flush=True)
                     pd.DataFrame(rows).to_csv(args.out, index=False)
         if len(args.sizes) < 2:
             return
@@ -245,7 +289,9 @@ def main(argv=None) -> None:
             slopes[f"cpu_s_{n}"] = [predict(slopes, r, n) for r in slopes.index]
         print(slopes.round(3).to_string())
     else:
-        table = estimate(fit_slopes(pd.read_csv(args.measured)))
+        measured = pd.read_csv(args.measured)
+        slopes = fit_slopes(measured)
+        table = estimate(slopes, factors=keel_factors(measured, slopes))
         print(_markdown(table))
         total = table["expected_cpu_s"].sum()
         print(

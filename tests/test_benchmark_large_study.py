@@ -199,6 +199,18 @@ def test_the_sizing_bills_each_run_at_most_its_budget_and_reports_what_is_not_ru
     assert row["expected_cpu_s"] < row["needed_cpu_s"]
     assert table.loc["twonorm-500", "expected_cpu_s"] == table.loc["twonorm-500", "needed_cpu_s"]
     assert not table.loc["(any generator)-200000", "run"]
+    # a bundled set measured whole at 3 times the generated problems' cost bills 3 times
+    measured = pd.DataFrame(
+        [
+            {"problem": "banana", "n": 4_000, "route": r, "cpu_s": 12.0}
+            for r in ("cv5_C10_g1", "svc_C10_g1")
+        ]
+    )
+    factors = sizing.keel_factors(measured, slopes)
+    assert factors == pytest.approx({"banana": 3.0, "*": 3.0})
+    plain = sizing.estimate(slopes).loc["spambase"]
+    scaled = sizing.estimate(slopes, factors=factors).loc["spambase"]
+    assert scaled["needed_cpu_s"] == pytest.approx(3 * plain["needed_cpu_s"], abs=2)
 
 
 def test_a_random_search_peer_refuses_the_largest_problems_with_what_it_would_need(monkeypatch):
