@@ -11,17 +11,20 @@ Problems (:data:`PROBLEMS`, cheapest first; nothing below 3,000 training points 
   whole, with the main suite's binary task (``-halves``: the first ceil(k/2) classes +1):
   spambase, banana, page-blocks0, texture-halves, optdigits-eo, mushroom, sat-halves,
   market-halves, twonorm, ring, penbased-eo, letter-halves;
-- Breiman's generators (:func:`svmtune.datasets.generate`: twonorm, ringnorm, threenorm,
-  waveform) at 10,000 training points, and at 50,000 and 200,000 (the size ladder). A generated
-  problem draws ``ceil(n_train / 0.7)`` points from a seed fixed by its name, so the split's
-  training part holds ``n_train`` points give or take a few dozen.
+- the size ladder: Breiman's generators (:func:`svmtune.datasets.generate`) twonorm,
+  ringnorm and waveform (:data:`LADDER`) at 500, 2,000, 8,000 and 30,000 training points
+  (:data:`LADDER_SIZES`). A generated problem draws ``ceil(n_train / 0.7)`` points from a seed
+  fixed by its name, so the split's training part holds ``n_train`` points give or take a few
+  dozen. 200,000 points are not run: ``benchmarks/large_sizing.py`` gives what they would need
+  (a peer's search about 19 hours).
 
 Methods (:data:`METHODS`), all in the main benchmark's box (``C`` in [0.1, 1000], ``gamma`` in
 [0.001, 10], log scale) with 25 evaluations where a count applies: 5-fold CV by grid, TPE
 (pruned and not) and VNS; the cascade; successive halving; Fischetti's LOO_2 / LOO_3 by
 bisection over gamma; Platt's holdout error by gradient descent; ``TunedSVC()``'s defaults
-(5-fold CV on its 5 x 5 grid); and the peers over ``sklearn.svm.SVC``: ``GridSearchCV``,
-``RandomizedSearchCV``, ``HalvingGridSearchCV`` and (with the ``peers`` extra)
+(5-fold CV on its 5 x 5 grid; not run by default and named in :data:`LEFT_OUT`: the same 25
+evaluations on the same folds as ``CV grid 25``); and the peers over ``sklearn.svm.SVC``:
+``GridSearchCV``, ``RandomizedSearchCV``, ``HalvingGridSearchCV`` and (with the ``peers`` extra)
 ``OptunaSearchCV``. Every k-fold method of a (problem, split) cross-validates on the same
 shared stratified folds (:mod:`svmtune.study.run._folds`), as in the main benchmark.
 
@@ -35,13 +38,14 @@ stopped part-way, so a peer that runs past it is stored with its values and stat
 The pre-planned baseline: :data:`BASELINE`, ``GridSearchCV 25`` (what users reach for), named
 before the study runs.
 
-The full run (not yet made; at most ``len(PROBLEMS) x N_SPLITS x len(METHODS) x BUDGET_S``
-seconds of CPU; a peer at 200,000 points may run far past the budget)::
+The full run (not yet made; 24 problems x 1 split x 13 methods, sized by
+``benchmarks/large_sizing.py`` from measured costs of one evaluation: about 8.7 CPU hours,
+4.3 hours on two cores, half of it on the 30,000-point rung, a quarter on letter-halves)::
 
     nice -n 5 svmtune run studies/benchmark_large.py --n-jobs 2
 
 ``SVMTUNE_LARGE_DATASETS`` keeps the first ``n`` problems, ``SVMTUNE_LARGE_SPLITS`` the first
-splits (default 3), ``SVMTUNE_LARGE_METHODS`` (names separated by ``;``) only the methods named,
+splits (default 1), ``SVMTUNE_LARGE_METHODS`` (names separated by ``;``) only the methods named,
 ``SVMTUNE_LARGE_BUDGET_S`` sets the budget. ``SVMTUNE_LARGE_SMOKE=1`` is the reduced form CI
 runs: two generated problems of 300 training points, a 20 s budget.
 """
@@ -89,17 +93,18 @@ KEEL = (
     "spambase", "banana", "page-blocks0", "texture-halves", "optdigits-eo", "mushroom",
     "sat-halves", "market-halves", "twonorm", "ring", "penbased-eo", "letter-halves",
 )  # fmt: skip
-#: Breiman's generators at these training sizes (10,000; the size ladder's 50,000 and 200,000).
-GENERATED_SIZES = (10_000, 50_000, 200_000)
+#: The size ladder: these generators at these training sizes (sized by
+#: benchmarks/large_sizing.py to fit about 3 hours on 2 cores; 200,000 is not run, the sizing
+#: script reports what it would need).
+LADDER = ("twonorm", "ringnorm", "waveform")
+LADDER_SIZES = (500, 2_000, 8_000, 30_000)
 
 SMOKE = os.environ.get("SVMTUNE_LARGE_SMOKE", "") == "1"
 if SMOKE:  # the reduced form CI runs
     PROBLEMS: dict = {f"{g}-300": Generated(g, 300) for g in ("twonorm", "waveform")}
 else:
     PROBLEMS = {name: name for name in KEEL}
-    PROBLEMS.update(
-        {f"{g}-{n // 1000}k": Generated(g, n) for n in GENERATED_SIZES for g in GENERATORS}
-    )
+    PROBLEMS.update({f"{g}-{n}": Generated(g, n) for n in LADDER_SIZES for g in LADDER})
 
 
 def _rows(spec) -> int:
@@ -109,7 +114,7 @@ def _rows(spec) -> int:
 PROBLEMS = dict(sorted(PROBLEMS.items(), key=lambda kv: (_rows(kv[1]), kv[0])))
 
 N_DATASETS = int(os.environ.get("SVMTUNE_LARGE_DATASETS", len(PROBLEMS)))
-N_SPLITS = int(os.environ.get("SVMTUNE_LARGE_SPLITS", 1 if SMOKE else 3))
+N_SPLITS = int(os.environ.get("SVMTUNE_LARGE_SPLITS", 1))
 BUDGET_S = float(os.environ.get("SVMTUNE_LARGE_BUDGET_S", 20 if SMOKE else 600))
 if not (2 <= N_DATASETS <= len(PROBLEMS)) or N_SPLITS < 1 or not BUDGET_S > 0:
     raise ValueError(
@@ -126,6 +131,43 @@ CENTRE = {k: float(np.sqrt(lo * hi)) for k, (lo, hi) in BOX.items()}
 KERNEL = RBF(gamma_bounds=BOX["gamma"])
 CV = KFoldCV(k=5)
 EVALS = 25
+
+
+#: One scikit-learn ``SVC`` fit on ``n`` points takes about ``exp(a) * n**b`` CPU seconds on the
+#: box (the mean over its settings; ``benchmarks/large_sizing.py`` fitted it on 2,000 to 16,000
+#: points of twonorm and ringnorm).
+SVC_FIT_CPU = (-16.69, 1.91)
+#: The random-search peers are not run above this many training points: there their 126 fits
+#: need about 2.7 times the budget (1,650 CPU s at 30,000 points), so they answer at none of
+#: the verdict's budgets, and GridSearchCV's overrun already gives a peer's loss at that size.
+RANDOM_PEERS_MAX_N = 20_000
+
+
+def _fit_need(n_fits: int, n: int) -> float:
+    """Extrapolated CPU seconds of ``n_fits`` SVC fits on 4/5 of ``n`` points (5-fold CV)."""
+    a, b = SVC_FIT_CPU
+    return n_fits * math.exp(a) * (0.8 * n) ** b
+
+
+def _over_budget_above(search_class: type, max_n: int) -> type:
+    """``search_class`` whose ``fit`` refuses more than ``max_n`` points, with the CPU seconds
+    its search would need there (the cell is stored failed with that record, not dropped)."""
+
+    class OverBudgetAbove(search_class):  # type: ignore[misc,valid-type]
+        def fit(self, X, y=None, **kwargs):
+            n = len(X)
+            if n > max_n:
+                need = _fit_need(5 * EVALS + 1, n)
+                raise ValueError(
+                    f"over budget, not run: {n} training points > {max_n}; its {5 * EVALS + 1} "
+                    f"SVC fits need about {need:,.0f} CPU s there, {need / BUDGET_S:.1f} times "
+                    f"the budget of {BUDGET_S:g} s (extrapolated from fits on 2,000 to 16,000 "
+                    "points, benchmarks/large_sizing.py)"
+                )
+            return super().fit(X, y, **kwargs)
+
+    OverBudgetAbove.__name__ = OverBudgetAbove.__qualname__ = f"{search_class.__name__}UpTo{max_n}"
+    return OverBudgetAbove
 
 
 def _bisection() -> Bisection:
@@ -150,7 +192,7 @@ METHODS: dict[str, Method] = {
     "TunedSVC defaults": Method(KFoldCV(k=5), Grid(n_points=5), RBF()),
     "GridSearchCV 25": PeerMethod(GridSearchCV(SVC(), GRID, cv=5)),
     "RandomizedSearchCV 25": PeerMethod(
-        RandomizedSearchCV(
+        _over_budget_above(RandomizedSearchCV, RANDOM_PEERS_MAX_N)(
             SVC(),
             {"C": loguniform(*BOX["C"]), "gamma": loguniform(*BOX["gamma"])},
             n_iter=EVALS,
@@ -171,7 +213,7 @@ except ImportError:  # the optional extra "peers" is not installed: say so, in t
 else:
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     METHODS["OptunaSearchCV 25"] = PeerMethod(
-        OptunaSearchCV(
+        _over_budget_above(OptunaSearchCV, RANDOM_PEERS_MAX_N)(
             SVC(),
             {k: FloatDistribution(lo, hi, log=True) for k, (lo, hi) in BOX.items()},
             n_trials=EVALS,
@@ -181,6 +223,13 @@ else:
     )
 
 KEEP = [m.strip() for m in os.environ.get("SVMTUNE_LARGE_METHODS", "").split(";") if m.strip()]
+if not KEEP:  # by default not run: the same 25 evaluations as "CV grid 25" (sizing)
+    del METHODS["TunedSVC defaults"]
+    LEFT_OUT["TunedSVC defaults"] = (
+        "not run by default: TunedSVC()'s 5-fold CV on Grid(n_points=5) over the same box "
+        "evaluates the same 25 points on the same folds as 'CV grid 25' (name it in "
+        "SVMTUNE_LARGE_METHODS to run it)"
+    )
 if SMOKE and not KEEP:
     KEEP = ["GridSearchCV 25", "CV grid 25", "CV cascade", "LOO_2 + bisection"]
 if KEEP:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import runpy
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from svmtune.datasets import GENERATORS, generate, n_rows
@@ -17,7 +18,7 @@ BOX = {"C": (0.1, 1000.0), "gamma": (0.001, 10.0)}
 
 
 def _definition(monkeypatch, **env: str) -> dict:
-    """The study file's globals (only the first two problems loaded: both bundled, cheap)."""
+    """The study file's globals (only the first two problems kept: both small)."""
     monkeypatch.setenv("SVMTUNE_LARGE_DATASETS", "2")
     for k, v in env.items():
         monkeypatch.setenv(k, v)
@@ -32,14 +33,16 @@ def test_problem_sizes_methods_and_the_preplanned_baseline(monkeypatch):
         for name, spec in problems.items()
     }
     # the smallest KEEL set expects 3,218 training points: 7 standard deviations above 3,000
-    assert sum(t >= 3_000 for t in train.values()) >= 10 and min(train.values()) > 3_200
+    keel = [t for k, t in train.items() if k in g["KEEL"]]
+    assert len(keel) >= 10 and min(keel) > 3_200
     assert sum(t >= 10_000 for t in train.values()) >= 3
-    for gen in GENERATORS:  # the size ladder
-        assert {train[f"{gen}-50k"], train[f"{gen}-200k"]} == {50_000, 200_000}
+    assert len(g["LADDER"]) >= 3 and set(g["LADDER"]) <= set(GENERATORS)
+    for gen in g["LADDER"]:  # the size ladder: 500 to 30,000 training points
+        assert [train[f"{gen}-{n}"] for n in g["LADDER_SIZES"]] == [500, 2_000, 8_000, 30_000]
     assert list(train) == sorted(train, key=lambda k: (g["_rows"](problems[k]), k))
     study = g["study"]
     assert study.baseline == "GridSearchCV 25" and "GridSearchCV 25" in study.methods
-    assert study.max_cpu_seconds == 600.0 and study.max_seconds is None and study.n_splits == 3
+    assert study.max_cpu_seconds == 600.0 and study.max_seconds is None and study.n_splits == 1
     expected = {
         "CV grid 25", "CV TPE 25", "CV TPE pruned 25", "CV VNS 25", "CV cascade",
         "CV halving 25", "LOO_2 + bisection", "LOO_3 + bisection", "Platt + gradient",
@@ -71,7 +74,7 @@ def test_a_generated_problem_is_the_same_data_on_every_call(monkeypatch):
 
 
 def test_bad_sizes_and_method_names_are_refused(monkeypatch):
-    with pytest.raises(ValueError, match="SVMTUNE_LARGE_BUDGET_S positive; got 2, 3, -1.0"):
+    with pytest.raises(ValueError, match="SVMTUNE_LARGE_BUDGET_S positive; got 2, 1, -1.0"):
         _definition(monkeypatch, SVMTUNE_LARGE_BUDGET_S="-1")
     monkeypatch.delenv("SVMTUNE_LARGE_BUDGET_S")
     with pytest.raises(ValueError, match=r"names \['CV grid 26'\]"):
@@ -153,14 +156,84 @@ def test_size_ladder_slope_is_the_exponent_of_cpu_in_n(monkeypatch):
 
     g = _definition(monkeypatch)
     rows = []
-    for n in (10_000, 50_000, 200_000):
+    for n in (500, 8_000, 30_000):
         for gen in ("twonorm", "waveform"):
             n_train = n + (37 if gen == "twonorm" else -41)  # the split's draw, near n
             rows.append(
-                {"dataset": f"{gen}-{n // 1000}k", "method": "CV grid 25", "status": "ok",
+                {"dataset": f"{gen}-{n}", "method": "CV grid 25", "status": "ok",
                  "n_train": n_train, "cpu_s": 3e-9 * n_train**2, "test_error": 0.1}
             )  # fmt: skip
     rows.append({**rows[0], "dataset": "letter-halves", "cpu_s": 1e9})  # not on the ladder
     ladder = g["size_ladder"](pd.DataFrame(rows))
     assert ladder.loc["CV grid 25", "slope"] == pytest.approx(2.0)
-    assert ladder.loc["CV grid 25", "error_50000"] == pytest.approx(10.0)
+    assert ladder.loc["CV grid 25", "error_8000"] == pytest.approx(10.0)
+
+
+def test_the_sizing_bills_each_run_at_most_its_budget_and_reports_what_is_not_run(monkeypatch):
+    """benchmarks/large_sizing.py: with one evaluation costing ``n / 1000`` CPU seconds on every
+    route, a svmtune run is billed its evaluations or the budget plus one evaluation in
+    progress, a peer everything it needs; Platt fails above its memory limit; 200,000 is
+    reported, not run."""
+    import importlib.util
+
+    import pandas as pd
+
+    monkeypatch.delenv("SVMTUNE_LARGE_DATASETS", raising=False)
+    spec = importlib.util.spec_from_file_location(
+        "large_sizing", ROOT / "benchmarks/large_sizing.py"
+    )
+    sizing = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sizing)
+    slopes = pd.DataFrame(
+        {"slope": 1.0, "intercept": float(np.log(1e-3))}, index=list(sizing.ROUTES)
+    )
+    table = sizing.estimate(slopes)
+    row = table.loc["twonorm-30000"]  # one evaluation: 30 s; a grid of 25 needs 750 s
+    assert row["run"] and row["n_train"] == 30_000 and "CV grid 25" in row["over_budget"]
+    assert "Platt + gradient" in row["fail"] and "Platt" not in table.loc["twonorm-500", "fail"]
+    # the 12 methods defined there (TunedSVC's defaults left out, Platt failing) need
+    # 25 + 25 + 12.5 + 25 + 15 + 6 + 10 + 10 = 128.5 evaluations of 30 s (svmtune's) and
+    # 126 + 126 + 42 + 126 fits of 24 s (the peers'); the two random-search peers are not run
+    assert row["methods"] == 10 and "RandomizedSearchCV 25 (over budget" in row["fail"]
+    assert row["needed_cpu_s"] == pytest.approx(128.5 * 30 + 420 * 24, rel=1e-6)
+    assert row["expected_cpu_s"] < row["needed_cpu_s"]
+    assert table.loc["twonorm-500", "expected_cpu_s"] == table.loc["twonorm-500", "needed_cpu_s"]
+    assert not table.loc["(any generator)-200000", "run"]
+    # a bundled set measured whole at 3 times the generated problems' cost bills 3 times
+    measured = pd.DataFrame(
+        [
+            {"problem": "banana", "n": 4_000, "route": r, "cpu_s": 12.0}
+            for r in ("cv5_C10_g1", "svc_C10_g1")
+        ]
+    )
+    factors = sizing.keel_factors(measured, slopes)
+    assert factors == pytest.approx({"banana": 3.0, "*": 3.0})
+    plain = sizing.estimate(slopes).loc["spambase"]
+    scaled = sizing.estimate(slopes, factors=factors).loc["spambase"]
+    assert scaled["needed_cpu_s"] == pytest.approx(3 * plain["needed_cpu_s"], abs=2)
+
+
+def test_a_random_search_peer_refuses_the_largest_problems_with_what_it_would_need(monkeypatch):
+    """Above RANDOM_PEERS_MAX_N training points RandomizedSearchCV and OptunaSearchCV are
+    stored as over budget (their fit refuses at once, naming the CPU seconds it would need);
+    below it they are scikit-learn's searches, unchanged."""
+    from sklearn.base import clone
+    from sklearn.model_selection import RandomizedSearchCV
+
+    g = _definition(monkeypatch)
+    cap = g["RANDOM_PEERS_MAX_N"]
+    assert 8_000 < cap < 30_000  # the ladder's top rung only
+    for name in ("RandomizedSearchCV 25", "OptunaSearchCV 25"):
+        if name not in g["METHODS"]:
+            continue  # the peers extra is not installed
+        est = clone(g["METHODS"][name].estimator)
+        X, y = np.zeros((cap + 1, 2)), np.arange(cap + 1) % 2
+        need = g["_fit_need"](126, cap + 1)
+        assert need > g["BUDGET_S"]
+        with pytest.raises(ValueError, match=rf"over budget, not run: {cap + 1} training points"):
+            est.fit(X, y)
+    search = g["METHODS"]["RandomizedSearchCV 25"].estimator
+    assert isinstance(search, RandomizedSearchCV) and search.n_iter == 25
+    # the need is 126 fits of the fitted power law on 4/5 of the points
+    a, b = g["SVC_FIT_CPU"]
+    assert g["_fit_need"](126, 30_000) == pytest.approx(126 * np.exp(a) * 24_000**b)
