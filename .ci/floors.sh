@@ -6,11 +6,10 @@
 #   CI_FLOORS_VENV=DIR .ci/floors.sh   # reuse a virtual environment
 #
 # Why the whole suite and not a part of it: what a floor breaks is not where one would guess
-# (an empty study's summary table broke on pandas 2.1's indexing, far from any numerics), and
-# the suite should take about as long as the main stage (~10 min on 2 cores), so CI stays near
-# 25 min in all. Why not pytest-xdist to halve it: one more test dependency to pin and keep, for tests that
-# already start their own worker processes (studies on 2 workers, dask, PostgreSQL races) and
-# would compete with them for the same cores; the two stages run one after the other instead.
+# (an empty study's summary table broke on pandas 2.1's indexing, far from any numerics). The
+# suite runs spread over the cores by pytest-xdist (pyproject's `-n auto --dist loadfile`; its
+# floor is pinned here like every other test dependency), so each stage takes about as long
+# as the main one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
