@@ -74,15 +74,8 @@ class Evaluator:
         self.incumbent_final = final
 
     def check_budget(self) -> None:
-        """Raise :class:`BudgetExhausted` if no further evaluation may start."""
-        if self.max_evals is not None and len(self.evaluations) >= self.max_evals:
-            self.stopped_by = "max_evals"
-            raise BudgetExhausted
-        if self.max_seconds is not None and time.perf_counter() - self.t0 >= self.max_seconds:
-            self.stopped_by = "max_seconds"
-            raise BudgetExhausted
-        if cpu_budget_spent():
-            self.stopped_by = "max_cpu_seconds"
+        """Raise :class:`BudgetExhausted` if no further evaluation may start (:meth:`spent`)."""
+        if self.spent():
             raise BudgetExhausted
 
     def record(self, evaluation: Evaluation) -> None:
