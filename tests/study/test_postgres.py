@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from svmtune.cli import main
 from svmtune.study import load_study
 
+from ._run_cmd import run_cmd
 from ._toys import stable
 from .test_kill import N_CELLS, STUDY_FILE
 
@@ -32,20 +33,6 @@ def db_url(request, tmp_path):
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'shared.db'}"
     return request.getfixturevalue("postgres_url")
-
-
-def _run_cmd(path: Path, url: str, *extra: str) -> list[str]:
-    cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", url]
-    return cmd + [
-        "--n-jobs",
-        "1",
-        "--no-progress",
-        "--format",
-        "png",
-        "--output",
-        str(path.parent / "out"),
-        *extra,
-    ]
 
 
 def cell_rows(url: str) -> list[tuple]:
@@ -92,7 +79,7 @@ def test_four_worker_processes_on_postgres_compute_every_cell_once(
     env = {**os.environ, "KILLME_SECONDS": "0.05"}
     procs = [
         subprocess.Popen(
-            _run_cmd(path, postgres_url),
+            run_cmd(path, postgres_url),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=env,
@@ -126,7 +113,7 @@ def test_a_worker_killed_on_another_host_has_its_claim_taken_over_after_stale_af
     path = tmp_path / "killme.py"
     path.write_text(STUDY_FILE)
     env = {**os.environ, "KILLME_SECONDS": "0.25"}
-    args = _run_cmd(path, db_url, "--stale-after", "3")
+    args = run_cmd(path, db_url, "--stale-after", "3")
     if _unshare_ok():
         victim_cmd = ["unshare", "--uts", "sh", "-c", 'hostname svmtune-elsewhere && exec "$@"']
         victim_cmd, victim_env = [*victim_cmd, "-", *args], env

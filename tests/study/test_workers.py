@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from svmtune.study import CellKey, Storage, load_study
 from svmtune.study.store._schema import cells_table
 
+from ._run_cmd import run_cmd
 from ._toys import stable
 from .test_kill import N_CELLS, STUDY_FILE, count_cells
 from .test_storage import record
@@ -88,16 +89,7 @@ def test_retry_claims_a_failed_cell_and_replaces_it(store):
 
 
 def _start(path, url, env):
-    cmd = [sys.executable, "-m", "svmtune.cli", "run", str(path), "--storage", url]
-    cmd += [
-        "--n-jobs",
-        "1",
-        "--no-progress",
-        "--format",
-        "png",
-        "--output",
-        str(path.parent / "out"),
-    ]
+    cmd = run_cmd(path, url)
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
 
 
