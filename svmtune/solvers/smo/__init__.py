@@ -21,7 +21,7 @@ Examples
 True
 """
 
-from svmtune.solvers.smo._blas_threads import one_blas_thread
+from svmtune.solvers.smo._blas_threads import blas_controller, one_blas_thread
 from svmtune.solvers.smo._kernel_rows import RowStore, as_f8_2d
 from svmtune.solvers.smo._solver import (
     DEFAULT_MEMORY_BUDGET,
@@ -49,6 +49,7 @@ __all__ = [
     "SMORun",
     "Selection",
     "as_f8_2d",
+    "blas_controller",
     "check_gram",
     "decision_from_gradient",
     "default_max_iter",

@@ -13,16 +13,21 @@ control OpenBLAS: the limit is set only for solves run in the main thread (a sol
 thread, e.g. a fold of :class:`~svmtune.objectives.KFoldCV` with ``n_jobs``, runs under whatever
 limit is in force). Nested solves set it once. Numba's ``np.dot`` calls SciPy's BLAS, which may
 be a second OpenBLAS beside NumPy's: both are limited.
+
+The loaded libraries are inspected once per process (:func:`blas_controller`): threadpoolctl
+walks them through a C callback, and a Ctrl-C raised inside that callback is swallowed (the run
+would go on), so the inspection holds SIGINT back and delivers it when it is done.
 """
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["BLAS_ROW_THRESHOLD", "one_blas_thread"]
+__all__ = ["BLAS_ROW_THRESHOLD", "blas_controller", "one_blas_thread"]
 
 BLAS_ROW_THRESHOLD = 9216
 """Points times features below which the loop's matrix-vector products run on one BLAS thread
@@ -33,18 +38,43 @@ _restore: Any = None
 _controller: Any = None
 
 
-def _limit() -> Any:
-    """Limit BLAS to one thread; the object whose ``restore_original_limits`` undoes it, or
-    None when no BLAS library runs on more than one thread."""
+@contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Hold a SIGINT that arrives during the body and deliver it after (main thread only:
+    elsewhere Python cannot change signal handlers, and no Ctrl-C is raised there)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if caught:
+            signal.raise_signal(signal.SIGINT)  # now, with the previous handler, outside C
+
+
+def blas_controller() -> Any:
+    """This process's threadpoolctl controller of the BLAS libraries (NumPy's and SciPy's),
+    made on the first call: the loaded libraries are inspected once, with SIGINT held."""
     global _controller
     if _controller is None:
         import scipy.linalg.cython_blas  # noqa: F401  (numba's np.dot calls it: load it first)
-        from threadpoolctl import ThreadpoolController  # inspects the loaded libraries once
+        from threadpoolctl import ThreadpoolController
 
-        _controller = ThreadpoolController().select(user_api="blas")
-    if all(lib.num_threads <= 1 for lib in _controller.lib_controllers):
+        with _sigint_held():
+            _controller = ThreadpoolController().select(user_api="blas")
+    return _controller
+
+
+def _limit() -> Any:
+    """Limit BLAS to one thread; the object whose ``restore_original_limits`` undoes it, or
+    None when no BLAS library runs on more than one thread."""
+    controller = blas_controller()
+    if all(lib.num_threads <= 1 for lib in controller.lib_controllers):
         return None
-    return _controller.limit(limits=1)
+    return controller.limit(limits=1)
 
 
 @contextmanager

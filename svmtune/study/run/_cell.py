@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from threadpoolctl import threadpool_limits
-
 from svmtune._quiet import quiet_optuna_logging, third_party_quiet
 from svmtune.objectives import Status
+from svmtune.solvers import blas_controller
 from svmtune.study.run._code import code_version
 from svmtune.study.run._data import DatasetSpec, Splitter
 from svmtune.study.run._folds import with_folds
@@ -93,6 +92,12 @@ def _warm_up(method: Method, X: Any, y: Any) -> None:
     warm_up_method(method.objective, method.tuner, method.kernel, X, y)
 
 
+def _one_blas_thread() -> Any:
+    """BLAS limited to one thread for a cell, in any thread, through the process's controller
+    (its libraries inspected once per process, not once per cell: see ``blas_controller``)."""
+    return blas_controller().limit(limits=1)
+
+
 def run_cell(task: CellTask) -> CellRecord:
     """Run one cell; any exception becomes a FAILED record with its error text."""
     started = datetime.now(UTC)
@@ -113,7 +118,7 @@ def run_cell(task: CellTask) -> CellRecord:
             objective = with_folds(objective, ytr, task.fold_seed)
         # One BLAS thread per cell: parallelism is across cells, and idle BLAS threads spin,
         # which would bill CPU seconds to whatever runs after them.
-        with threadpool_limits(limits=1, user_api="blas"):
+        with _one_blas_thread():
             _warm_up(task.method, Xtr, ytr)
             t0 = time.perf_counter()
             # the CPU budget (None: none) counts from the set-up (bind), which the run is billed
@@ -206,7 +211,7 @@ def _run_peer_cell(
     """A cell of a :class:`~svmtune.study.run._peer.PeerMethod`: warm up, fit timed, record."""
     method = task.method
     assert isinstance(method, PeerMethod)
-    with threadpool_limits(limits=1, user_api="blas"):
+    with _one_blas_thread():
         key = repr(method.describe())
         if key not in _WARMED:
             _WARMED.add(key)

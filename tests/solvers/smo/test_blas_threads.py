@@ -64,3 +64,44 @@ def test_solve_on_loop_rows_restores_the_limit(two_threads) -> None:
     res = SMO().solve(y, C=1.0, kernel=RBF(), params={"gamma": 0.05}, X=X)
     assert res.converged and res.gap <= 1e-3
     assert blas_threads() == before
+
+
+def test_the_libraries_are_inspected_once_per_process() -> None:
+    from svmtune.solvers import blas_controller
+
+    assert blas_controller() is blas_controller()
+
+
+@pytest.fixture
+def ctrl_c_raises():
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def test_a_ctrl_c_during_the_inspection_arrives_after_it(ctrl_c_raises) -> None:
+    """threadpoolctl inspects the libraries in a C callback, where a KeyboardInterrupt would be
+    swallowed: a SIGINT during the inspection is held and raised once it is done."""
+    import signal
+
+    from svmtune.solvers.smo._blas_threads import _sigint_held
+
+    finished = False
+    with pytest.raises(KeyboardInterrupt):
+        with _sigint_held():
+            signal.raise_signal(signal.SIGINT)
+            finished = True  # the body is not cut short
+    assert finished
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_without_a_ctrl_c_nothing_is_raised(ctrl_c_raises) -> None:
+    import signal
+
+    from svmtune.solvers.smo._blas_threads import _sigint_held
+
+    with _sigint_held():
+        pass
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
