@@ -14,7 +14,7 @@ Each part runs ``svmtune run`` (or claiming workers) as separate processes, as a
   on a SQLite file, and on PostgreSQL when ``SVMTUNE_POSTGRES_URL`` names a server (its
   maintenance database; a scratch database is created and dropped): cells per second.
 - ``tail``: the reduced benchmark (``studies/benchmark.py`` with its first 8 problems x 2 splits
-  x 22 methods = 352 cells, ``SVMTUNE_BENCHMARK_DATASETS=8 SVMTUNE_BENCHMARK_SPLITS=2``) from
+  x its 24 methods = 384 cells, ``SVMTUNE_BENCHMARK_DATASETS=8 SVMTUNE_BENCHMARK_SPLITS=2``) from
   scratch with ``--workers`` processes (default 1 and 2): the cell phase, the serial tail (the
   last cell's end to the report written) and the whole run, in wall seconds and in CPU seconds
   of each process (psutil), the cells' summed CPU; then Amdahl's serial fraction and the

@@ -25,7 +25,7 @@ import sqlalchemy as sa
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARK = ROOT / "studies" / "benchmark.py"
-#: The reduced benchmark: the first 8 problems (the cheapest) x 2 splits x 22 methods.
+#: The reduced benchmark: the first 8 problems (the cheapest) x 2 splits x every method.
 REDUCED = {"SVMTUNE_BENCHMARK_DATASETS": "8", "SVMTUNE_BENCHMARK_SPLITS": "2"}
 #: Modules a worker that only runs svmtune's own cells should not need.
 HEAVY = ("matplotlib", "sklearn", "optuna", "scikit_posthocs", "sqlalchemy", "dask", "pandas")
@@ -159,7 +159,7 @@ def part_tail(tmp: Path, workers: list[int], stored: Path | None = None) -> None
     have loaded the figure code during the last cells), and the cell phase is the stored one."""
     runs = [tail_run(tmp, w, stored) for w in workers]
     how = "from scratch" if stored is None else f"on the cells stored in {stored} (report only)"
-    print(f"reduced benchmark (8 problems x 2 splits x 22 methods), {how}: wall s, CPU s")
+    print(f"reduced benchmark (8 problems x 2 splits x every method), {how}: wall s, CPU s")
     for r in runs:
         tail_cpu = r["tail_parent_cpu"] + r["tail_workers_cpu"]
         crit = r["tail_parent_cpu"] + r["tail_busiest_cpu"]
