@@ -7,8 +7,9 @@ open for the rest, and the test takes the one that cost the least CPU on the ret
 
 - ``"kkt"``: the eps-KKT stop, those first steps in the compiled loop and the rest on the
   shrinking SMO;
-- ``"short"``: Franc's stop for those first steps, then the shrinking SMO (where Franc
-  certifies early but long retrains gain nothing from it);
+- ``"short"``: Franc's stop for those first steps, then the shrinking SMO, under Franc's stop
+  checked at intervals where the Gram matrix has a low rank
+  (:class:`~svmtune.solvers.loo._franc_tail.FrancTail`), else to the eps-KKT stop;
 - ``"whole"``: Franc's stop to the end of each retrain in the compiled loop (where its bound
   fires long before the eps-KKT stop, even on the shrinking SMO's cheaper steps).
 

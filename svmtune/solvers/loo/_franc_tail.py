@@ -10,14 +10,19 @@ a fraction of its steps. Here the bound is decoupled from the SMO's steps:
   every point: the shrinking SMO's is recomputed (as when it unshrinks: the free support
   vectors' rows over the shrunk variables) at checks spaced by a share of the steps made
   (:data:`CHECK_SHARE`, at least :data:`CHECK_MIN`), so they cost a share of the SMO's work;
-- ``H(beta)`` depends on ``beta`` alone, not on the SMO's iterate. Where the Gram matrix has a
-  low rank (:class:`LowRank`: the linear kernel on fewer features than points, or a wide RBF
-  kernel), ``K = L L' + E`` with ``E`` below ``rho``, H's coordinate steps cost ``O(k)``
-  (:mod:`svmtune.solvers.loo._low_rank_loop`): each check makes one pass over the variables, and
-  ``H`` is bounded below from the factor (``rho ||v||^2`` covers ``E``), so a certificate stays a
-  proof. The pass also gives an upper bound ``P`` on ``max H``: once it is below the retrain's
-  dual value (below its optimal primal value), no certificate can come, and the retrain runs on
-  unchecked.
+- ``H(beta)`` may be taken at any point of the box: at each check it is ascended from the
+  retrain's iterate, ``beta = alpha`` (``y'alpha = 0``, where H is the retrain's dual value
+  ``D``): its coordinate passes climb above ``D`` by about what leaving the point out moves the
+  decision, and the bound holds once the iterate's duality gap ``F - D`` is below that gain.
+  Where the
+  Gram matrix has a low rank (:class:`LowRank`: the linear kernel on fewer features than
+  points, or a wide RBF kernel), ``K = L L' + E`` with ``||E|| <= rho``, a coordinate step on H
+  costs ``O(k)`` (:mod:`svmtune.solvers.loo._low_rank_loop`), and ``H`` is bounded below in the
+  factor (``rho ||v||^2 / 2`` covers ``E``), so a certificate stays a proof. From the full
+  solution without the point (the compiled loop's ``beta``) the same passes climb far slower.
+  A check's passes stop when H exceeds F or stalls, and cost at most :data:`H_SHARE` of the
+  SMO's CPU since the last check; a check skips them while the gap is far above the last gain
+  (:data:`GAIN_SHARE`).
 
 The retrain ends when ``F < H`` (the sign of its decision certified), or at the eps-KKT stop.
 """
@@ -165,8 +170,8 @@ def low_rank_factor(
 
 class FrancTail(ShrinkingTail):
     """A retrain's shrinking SMO under Franc's stop (see the module): its bound checked before
-    the first step and then at intervals, H ascended in the factor ``(L, rho)`` from ``beta``
-    (the compiled loop's). ``certified`` once the bound held; ``cpu`` counts the checks too,
+    the first step and then at intervals, H ascended in the factor ``(L, rho)`` from the
+    iterate. ``certified`` once the bound held; ``cpu`` counts the checks too,
     ``smo_cpu`` the SMO alone (what the eps-KKT stop's run costs up to there). ``franc`` off
     (:meth:`stop_checking`): the eps-KKT stop alone from there.
 
