@@ -7,8 +7,9 @@ open for the rest, and the test takes the one that cost the least CPU on the ret
 
 - ``"kkt"``: the eps-KKT stop, those first steps in the compiled loop and the rest on the
   shrinking SMO;
-- ``"short"``: Franc's stop for those first steps, then the shrinking SMO (where Franc
-  certifies early but long retrains gain nothing from it);
+- ``"short"``: Franc's stop for those first steps, then the shrinking SMO, under Franc's stop
+  checked at intervals where the Gram matrix has a low rank
+  (:class:`~svmtune.solvers.loo._franc_tail.FrancTail`), else to the eps-KKT stop;
 - ``"whole"``: Franc's stop to the end of each retrain in the compiled loop (where its bound
   fires long before the eps-KKT stop, even on the shrinking SMO's cheaper steps).
 
@@ -45,6 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._lazy import lazy_module
+from svmtune.solvers.loo._franc_tail import FrancTail
 from svmtune.solvers.loo._retrains import (
     SHRINK_AFTER,
     CountedGram,
@@ -111,13 +113,17 @@ class Measure:
             t.state = work[:2].copy()
         self.retrains[r] = t
 
-    def record_handed_over(self, r: int, cpu: float, tail: float) -> None:
+    def record_handed_over(self, r: int, cpu: float, tail: ShrinkingTail) -> None:
         """A retrain (point ``r``) handed to the shrinking SMO after ``cpu`` in the compiled
-        loop under Franc's stop, then ``tail`` there."""
-        kkt = SHRINK_AFTER + _exact_loo_loop.WORK_RETRAIN + tail
-        self.retrains[r] = _Retrain(
-            short=cpu + tail, kkt=kkt, whole=cpu, rerun=True, done=SHRINK_AFTER
-        )
+        loop under Franc's stop, then ``tail`` there. Where the tail certified it (a
+        :class:`~svmtune.solvers.loo._franc_tail.FrancTail`), the eps-KKT stop's CPU is a lower
+        bound (its SMO so far) and the run stays open to measure the rest."""
+        kkt = SHRINK_AFTER + _exact_loo_loop.WORK_RETRAIN + tail.smo_cpu
+        t = _Retrain(short=cpu + tail.cpu, kkt=kkt, whole=cpu, rerun=True, done=SHRINK_AFTER)
+        if isinstance(tail, FrancTail) and tail.status() == _exact_loo_loop.CERTIFIED:
+            tail.stop_checking()
+            t.run = tail
+        self.retrains[r] = t
 
     def totals(self) -> dict[str, float]:
         """CPU of each way over the retrains recorded."""

@@ -35,7 +35,9 @@ many steps, H few), on easy retrains (a few dozen steps) often not at all. Each 
 one kernel column (counted). An efficiency test on the first ``M = 10`` retrains decides how
 the rest run: by default the way that cost least CPU on them (the eps-KKT stop, Franc's stop
 for the first steps only, or Franc's stop to the end of each retrain), what they did not run
-measured as far as the choice needs (:mod:`svmtune.solvers.loo._efficiency`); or, as the paper,
+measured as far as the choice needs (:mod:`svmtune.solvers.loo._efficiency`; on the shrinking
+SMO the bound is checked at intervals where the Gram matrix has a low rank,
+:mod:`svmtune.solvers.loo._franc_tail`); or, as the paper,
 Franc's stop kept when half of them were certified (:data:`EFFICIENCY_POINTS`).
 
 A decision the eps-KKT stop leaves within ``tol`` of zero (check 1 or a retrain) is not trusted:

@@ -12,6 +12,7 @@ from numpy.typing import NDArray
 from svmtune._lazy import lazy_module
 from svmtune.solvers.loo._bias import TIE, decision_scale
 from svmtune.solvers.loo._efficiency import Measure
+from svmtune.solvers.loo._franc_tail import LowRank
 from svmtune.solvers.loo._refine import refine
 from svmtune.solvers.loo._retrains import FullGbar, RetrainSetup, retrain_rows, retrain_shrinking
 from svmtune.solvers.smo import KernelRows
@@ -61,6 +62,7 @@ class Retrains:
         self.iters = np.zeros(n, dtype=np.int64)
         self.rows = np.zeros(n, dtype=np.int64)
         self.gbar_full = FullGbar(setup.K, setup.y, setup.C, setup.full.alpha)
+        self.low_rank = LowRank(setup.K, setup.diag)  # factored when a Franc retrain needs it
         self.keep = False
         self.eff_certified = -1
         self.n_refined = 0
@@ -98,6 +100,7 @@ class Retrains:
                 gbar_full=self.gbar_full,
                 n_jobs=n_jobs,
                 whole=self.whole,
+                low_rank=self.low_rank,
             )
             self._store(rest, out)
 
@@ -126,6 +129,7 @@ class Retrains:
                 n_jobs=n_jobs,
                 measure=measure,
                 whole=measure is None,  # the CPU test measures the whole way after
+                low_rank=self.low_rank,
             )
             self._store(part, out)
             done += part.size

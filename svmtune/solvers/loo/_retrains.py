@@ -166,7 +166,23 @@ class Recorder(Protocol):
         self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
     ) -> None: ...
 
-    def record_handed_over(self, r: int, cpu: float, tail: float) -> None: ...
+    def record_handed_over(self, r: int, cpu: float, tail: ShrinkingTail) -> None: ...
+
+
+class FrancTails(Protocol):
+    """Starts a shrinking SMO under Franc's stop (:class:`~._franc_tail.LowRank`)."""
+
+    def tail(
+        self,
+        setup: RetrainSetup,
+        store: CountedGram,
+        gbar_full: FullGbar,
+        work: NDArray[np.float64],
+        r: int,
+        *,
+        max_iter: int,
+        steps_before: int,
+    ) -> ShrinkingTail | None: ...
 
 
 class CountedGram(FullGram):
@@ -227,6 +243,7 @@ def retrain_shrinking(
     n_jobs: int | None,
     measure: Recorder | None = None,
     whole: bool = False,
+    low_rank: FrancTails | None = None,
 ) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
     """The retrains over one full Gram matrix: compiled, then on the shrinking SMO.
 
@@ -235,10 +252,10 @@ def retrain_shrinking(
     ``franc``, its bound tested before every step); if not done, it goes on from where it is on
     the shrinking SMO (:class:`SMORun`, which shrinks at once) to the eps-KKT stop. With
     ``whole`` (and ``franc``) it stays in the compiled loop to its end instead (certified,
-    eps-KKT or ``cap``): Franc's stop for the whole retrain, as the paper runs it.
+    eps-KKT or ``cap``): Franc's stop for the whole retrain, as the paper runs it. Else, with
+    ``franc`` and ``low_rank``, the shrinking SMO goes on under Franc's stop (``FrancTail``).
 
-    With ``measure`` (under Franc's stop), each retrain is recorded for the efficiency test
-    (:class:`svmtune.solvers.loo._efficiency.Measure`).
+    With ``measure`` (under Franc's stop), each retrain is recorded for the efficiency test.
 
     Returns the decisions at the left-out points, their statuses, iterations and kernel rows
     read (``gbar_full`` counts the rows it reads, once for all retrains).
@@ -266,15 +283,21 @@ def retrain_shrinking(
                     measure.record(r, st, it, cpu, work)
                 continue
             # not done: on from where it is (work[0], work[1]) to the eps-KKT stop
-            tail = ShrinkingTail(
-                setup, store, gbar_full, work[0], work[1], r, max_iter=setup.cap - it
-            )
+            tail = None
+            if franc and low_rank is not None:  # None where K has no low-rank factor
+                tail = low_rank.tail(
+                    setup, store, gbar_full, work, r, max_iter=setup.cap - it, steps_before=it
+                )
+            if tail is None:
+                tail = ShrinkingTail(
+                    setup, store, gbar_full, work[0], work[1], r, max_iter=setup.cap - it
+                )
             tail.advance()
             rows[k] = rw + tail.rows()  # before the decision's gradient reconstruction
             dec[k], status[k] = tail.decision(), tail.status()
             iters[k] = it + tail.run.iterations
             if measure is not None:
-                measure.record_handed_over(r, cpu, tail.cpu)
+                measure.record_handed_over(r, cpu, tail)
 
     with quiet_max_iter():  # counted and reported once
         if n_jobs == 1 or m < 2:
@@ -310,6 +333,8 @@ class ShrinkingTail:
         Kernel rows its start read.
     cpu : float
         Counted CPU so far.
+    smo_cpu : float
+        The SMO's part of it (a subclass counts more in ``cpu``).
     """
 
     def __init__(
@@ -350,6 +375,7 @@ class ShrinkingTail:
         self.run._state[_shrinking.COUNTER] = 1  # shrink at once
         self.moved = int(moved.size)
         self.cpu = shrinking_cpu(0, self.moved * n, n, runs=1)
+        self.smo_cpu = self.cpu
         self._y, self._r, self._store, self._read0 = y, r, store, store.read
 
     def advance(self, max_steps: int | None = None) -> float:
@@ -364,6 +390,7 @@ class ShrinkingTail:
             steps=run.iterations - steps0,
         )
         self.cpu += cpu
+        self.smo_cpu += cpu
         return cpu
 
     def done(self) -> bool:
