@@ -6,10 +6,10 @@ restarts), :class:`SMOResult` is what a solve returns (``_result.py``), :class:`
 and :class:`FullGram` are the kernel rows it reads (``_kernel_rows.py``, numba-compiled in
 ``_loop_rows.py``, ``_packed_rows.py``, ``_refresh.py``, ``_gram_scan.py``, ``_rbf_gram.py``; a
 given Gram matrix checked in ``_gram_check.py``; the memory budget shared out in
-``_row_budget.py``), and the compiled loop is ``_smo_loop.py`` with its working-set step ``_pair_step.py`` and
-shrinking ``_shrinking.py``. The exact leave-one-out room (:mod:`svmtune.solvers.loo`) reuses
-the compiled pair step and shrinking in its own retrain loop; it is the one place that reads
-those two private modules from outside this room.
+``_row_budget.py``), and the compiled loop is ``_smo_loop.py`` with its working-set step
+``_pair_step.py`` and shrinking ``_shrinking.py``. The exact leave-one-out room
+(:mod:`svmtune.solvers.loo`) reuses the compiled pair step and shrinking in its own retrain
+loop; it is the one place that reads those two private modules from outside this room.
 
 Examples
 --------
