@@ -12,7 +12,8 @@ parent wrote, so that loading a data set costs neither side anything of the othe
   sets (``--svc``: banana at 5,300 points and letter-halves at 20,000 by default);
 - ``tuned``: ``svmtune.TunedSVC()`` (its defaults: 5-fold CV on the 5 x 5 grid ``C`` in
   0.1 .. 1000, ``gamma`` in 0.001 .. 10, the default memory budget) against
-  ``GridSearchCV(SVC(), same grid, cv=5)`` (scikit-learn's default ``cache_size=200``), on
+  ``GridSearchCV(SVC(), same grid, cv=...)`` on 5 stratified shuffled folds (scikit-learn's
+  default ``cache_size=200``), on
   ``--tuned`` (twonorm, 7,400 points, by default; ``NAME:N`` takes the first ``N`` rows).
 
 It prints each case's peak and wall seconds, and the ratios svmtune / scikit-learn. Nothing is
