@@ -16,12 +16,18 @@ parent wrote, so that loading a data set costs neither side anything of the othe
   default ``cache_size=200``), on
   ``--tuned`` (twonorm, 7,400 points, by default; ``NAME:N`` takes the first ``N`` rows).
 
+- ``cache``: what a smaller budget costs a fit: SMO's kernel evaluations and iterations (counts,
+  the same on any machine) and CPU seconds at each ``--budgets-mib`` (256 and 512 by default)
+  on the first ``N`` points of ``--cache`` data sets (penbased-eo:8800 and twonorm:5920, the
+  training part of a 5-fold split), at ``(C, gamma)`` corners of the default grid.
+
 It prints each case's peak and wall seconds, and the ratios svmtune / scikit-learn. Nothing is
 asserted: the tests count bytes by block shapes (``tests/solvers/smo/test_memory_budget.py``,
 ``tests/objectives/test_fold_memory.py``); this is what a process actually takes. Timings on a
 shared machine are only indicative.
 
-    python benchmarks/memory.py                               # all cases (a few minutes)
+    python benchmarks/memory.py                               # the peaks (about 15 minutes)
+    python benchmarks/memory.py --cases cache                 # a smaller budget's cost
     python benchmarks/memory.py --cases svc --svc letter-halves --cache-mib 200 500
     python benchmarks/memory.py --cases tuned --tuned penbased-eo:10992
 """
@@ -131,13 +137,39 @@ def _pair(kind: str, path: str, label: str, **extra: float) -> None:
     )
 
 
+def _cache_cost(spec: str, budgets_mib: list[float]) -> None:
+    """Kernel evaluations, iterations and CPU seconds of one SMO fit per budget (in process)."""
+    import time
+
+    from svmtune.datasets import load
+    from svmtune.kernels import RBF
+    from svmtune.solvers import SMO
+
+    name, _, n = spec.partition(":")
+    X, y = load(name)
+    X, y = (X[: int(n)], y[: int(n)]) if n else (X, y)
+    for C, gamma in ((1000.0, 0.1), (1000.0, 1.0), (10.0, 10.0)):
+        for mib in budgets_mib:
+            solver = SMO(memory_budget=int(mib * 2**20))
+            t0 = time.process_time()
+            res = solver.solve(y, C=C, kernel=RBF(), params={"gamma": gamma}, X=X)
+            print(
+                f"cache {name} ({len(y)} points), C {C:g}, gamma {gamma:g}, budget {mib:g} MiB: "
+                f"{res.kernel_evals:,} kernel evaluations, {res.iterations:,} iterations, "
+                f"{time.process_time() - t0:.1f} CPU s",
+                flush=True,
+            )
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--child", help=argparse.SUPPRESS)
-    ap.add_argument("--cases", nargs="+", default=["imports", "svc", "tuned"])
+    ap.add_argument("--cases", nargs="+", default=["imports", "svc", "tuned"])  # and "cache"
     ap.add_argument("--svc", nargs="+", default=["banana", "letter-halves"])
     ap.add_argument("--cache-mib", nargs="+", type=float, default=[200.0])
     ap.add_argument("--tuned", nargs="+", default=["twonorm"])
+    ap.add_argument("--cache", nargs="+", default=["penbased-eo:8800", "twonorm:5920"])
+    ap.add_argument("--budgets-mib", nargs="+", type=float, default=[256.0, 512.0])
     args = ap.parse_args(argv)
     if args.child:
         print(json.dumps(_child(json.loads(args.child))))
@@ -156,6 +188,9 @@ def main(argv: list[str] | None = None) -> None:
             for spec in args.tuned:
                 path, label = _data(spec, folder)
                 _pair("tuned", path, label)
+    if "cache" in args.cases:
+        for spec in args.cache:
+            _cache_cost(spec, args.budgets_mib)
 
 
 if __name__ == "__main__":
