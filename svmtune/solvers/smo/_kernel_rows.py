@@ -54,6 +54,10 @@ class FullGram:
         Run :func:`check_gram` once.
     diag : array of shape (n,), optional
         ``K``'s diagonal, if at hand (shared, not copied).
+    memory_budget : int, default :data:`~svmtune._memory.DEFAULT_MEMORY_BUDGET`
+        The solve's budget: blocks of rows read at once beside ``K`` (a warm start's gradient)
+        take at most its :data:`~svmtune.solvers.smo._row_budget.BLOCK_SHARE`
+        (:attr:`block_budget`); ``K`` itself is the caller's.
 
     Examples
     --------
