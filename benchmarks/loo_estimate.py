@@ -7,7 +7,9 @@ computed two ways in this process, interleaved, median of ``--repeats``:
 - ``fused``: the RBF kernel's fused loop (:meth:`svmtune.kernels.RBF.net_sums`): upper-triangle
   tiles of the points, products, exp and the class sums in compiled code, numba's threads;
 - ``blocks``: the generic path every other kernel takes (``fused_net_sums = False``): row blocks
-  of squared distances within ``memory_budget`` (default 1 GiB), each turned into sums.
+  of squared distances within ``memory_budget`` (1 GiB here, the default when these figures
+  were taken; the default is now 256 MiB, ``svmtune._memory.DEFAULT_MEMORY_BUDGET``), each
+  turned into sums.
 
 Prints per way and thread count: wall seconds, CPU seconds of the process (all threads), the
 peak extra resident memory (``VmHWM`` reset before the call, minus the resident size before it)
@@ -100,7 +102,8 @@ def main() -> None:
     ways = {"fused": RBF()}
     if not args.no_blocks:
         ways["blocks"] = BlockedRBF()
-    bound = {k: LOOEstimate(model="loo2").bind(X, y, kernel=kern) for k, kern in ways.items()}
+    loo2 = LOOEstimate(model="loo2", memory_budget=2**30)
+    bound = {k: loo2.bind(X, y, kernel=kern) for k, kern in ways.items()}
     for b in bound.values():  # compile / load the numba loops
         LOOEstimate(model="loo2").bind(X[:600], y[:600], kernel=b.kernel).evaluate({"gamma": 1.0})
     print(

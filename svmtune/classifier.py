@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from svmtune._memory import block_shape
 from svmtune._validation import check_X
 from svmtune.kernels import KernelModel
 
@@ -35,24 +36,6 @@ ROUNDOFF_EPS_PER_TERM = 4.0
 #: classifier's ``memory_budget`` overrides it; set ``svmtune.classifier.PREDICT_MEMORY_BUDGET``
 #: to change the default of every classifier.
 PREDICT_MEMORY_BUDGET = 128 * 2**20
-
-
-def block_shape(n_columns: int, arrays: int, memory_budget: int) -> tuple[int, int]:
-    """``(rows, columns)`` of a block of ``arrays`` float64 arrays that fit ``memory_budget``
-    bytes: as many rows of all ``n_columns`` columns as fit, else (one row of ``n_columns`` is
-    too long) one row of as many columns as fit (at least one).
-
-    Examples
-    --------
-    >>> block_shape(50_000, 3, 128 * 2**20)
-    (111, 50000)
-    >>> block_shape(10**7, 3, 128 * 2**20)
-    (1, 5592405)
-    """
-    per_row = 8 * max(int(arrays), 1) * max(int(n_columns), 1)
-    if per_row <= memory_budget:
-        return int(memory_budget) // per_row, int(n_columns)
-    return 1, max(1, int(memory_budget) // (8 * max(int(arrays), 1)))
 
 
 def decision_tolerance(scale: ArrayLike, n_terms: int) -> NDArray[np.float64]:

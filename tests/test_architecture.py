@@ -38,7 +38,9 @@ MAX_FUNCTION_LINES = 80
 MAX_MODULE_LINES = 450
 
 #: The package-wide helpers any module may import, private as they are.
-HELPERS = frozenset({"_validation", "_lazy", "_params", "_warnings", "_quiet", "_options"})
+HELPERS = frozenset(
+    {"_validation", "_lazy", "_memory", "_params", "_warnings", "_quiet", "_options"}
+)
 
 #: Layer of each top-level package or module of ``svmtune`` (lower layers never import higher
 #: ones). The helpers above and the package's own ``__init__`` sit outside the layers.

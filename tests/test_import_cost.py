@@ -8,6 +8,7 @@ out of ``sys.modules`` (a count, not a time).
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -140,3 +141,23 @@ def test_a_first_run_on_an_empty_compile_cache_compiles_in_the_workers_first(
     )
     assert again.returncode == 0, again.stderr
     assert "compiling" not in again.stderr
+
+
+def test_the_estimators_load_no_compiled_solver_and_no_study_library(tmp_path: Path) -> None:
+    """``from svmtune import SVC, TunedSVC`` costs scikit-learn's own imports and no more of the
+    heavy ones: numba and the compiled loops load at the first fit, Optuna, SQLAlchemy and
+    matplotlib never (``python benchmarks/memory.py --cases imports``: the same 148 MiB as
+    ``import sklearn.svm``)."""
+    probe = "from svmtune import SVC, TunedSVC\nSVC(), TunedSVC()\n"
+    loaded = _loaded_after(probe, tmp_path)
+    assert not {"numba", "matplotlib", "dask", "distributed"} & set(loaded)
+    out = subprocess.run(
+        [sys.executable, "-c", probe + "import json, sys\nprint(json.dumps(sorted(sys.modules)))"],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+        timeout=300,
+    ).stdout
+    modules = set(json.loads(out.strip().splitlines()[-1]))
+    assert not {"optuna", "sqlalchemy", "llvmlite"} & modules

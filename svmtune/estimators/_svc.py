@@ -63,8 +63,10 @@ class SVC(ClassifierMixin, BaseEstimator):
         SMO working-set selection.
     max_iter : int, optional
         SMO iteration limit (default ``max(10**7, 1000 n)``); reaching it warns.
-    memory_budget : int, default 512 MiB
-        Bytes the full Gram matrix may take; beyond it kernel rows are cached on demand.
+    memory_budget : int, default 256 MiB (:data:`~svmtune._memory.DEFAULT_MEMORY_BUDGET`)
+        Bytes of kernel values a fit holds at once: the full Gram matrix while it fits, else a
+        cache of kernel rows computed on demand and the blocks read beside it (all counted:
+        ``SVC(memory_budget=200 * 2**20)`` peaks near scikit-learn's ``SVC(cache_size=200)``).
 
     Attributes
     ----------

@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from svmtune._memory import DEFAULT_MEMORY_BUDGET
 from svmtune._validation import check_X
 from svmtune.kernels._base import KernelModel, PreparedKernel
 from svmtune.kernels._combine import scaled_exp, weighted_exp_sum
@@ -63,7 +64,7 @@ _DEFAULTS: dict[str, object] = {
     "width_factors": (0.25, 1.0, 4.0),
     "weight_bounds": (1e-5, 1e5),
     "gamma_bounds": (1e-5, 1e5),
-    "memory_budget": 2**28,
+    "memory_budget": DEFAULT_MEMORY_BUDGET,
 }
 
 
@@ -129,7 +130,7 @@ class MultipleKernel(KernelModel):
     gamma_bounds : tuple of float, default (1e-5, 1e5)
         Bounds of the tuned widths (``gamma = 1 / sigma``), log scale; the same default as
         :class:`~svmtune.kernels.RBF`. Unused by the fixed forms.
-    memory_budget : int, default 2**28
+    memory_budget : int, default 256 MiB (:data:`~svmtune._memory.DEFAULT_MEMORY_BUDGET`)
         Bytes the form ``"weights"`` with RBF base may spend caching its fixed base kernels
         (``R n m 8`` bytes for ``R`` kernels) instead of keeping the per-group distances
         (``T n m 8`` bytes) and paying one exp pass per base kernel on every Gram. Does not
@@ -165,7 +166,7 @@ class MultipleKernel(KernelModel):
         width_factors: Sequence[float] = (0.25, 1.0, 4.0),
         weight_bounds: tuple[float, float] = (1e-5, 1e5),
         gamma_bounds: tuple[float, float] = (1e-5, 1e5),
-        memory_budget: int = 2**28,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
     ) -> None:
         self.groups = check_groups(groups)
         self.base = base

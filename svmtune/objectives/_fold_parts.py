@@ -9,12 +9,30 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._memory import block_rows, split_budget
 from svmtune.classifier import decision_tolerance, expansion_from_solution
 from svmtune.objectives._settle import Decide, Solve
 from svmtune.objectives._svm_objective import BoundSVMObjective
 from svmtune.solvers import SMO, KernelRows, SMOResult
+from svmtune.solvers.smo import BLOCK_SHARE
 
-__all__ = ["fold_parts"]
+__all__ = ["fold_parts", "fold_share"]
+
+
+def fold_share(memory_budget: int, n_jobs: int | None, k: int) -> int:
+    """Each fold's share of ``memory_budget`` when ``k`` folds may be solved by ``n_jobs``
+    workers at once (joblib's count: -1 is every core).
+
+    Examples
+    --------
+    >>> fold_share(2**20, 1, 5), fold_share(2**20, 2, 5), fold_share(2**20, 8, 5)
+    (1048576, 524288, 209715)
+    """
+    if n_jobs == 1:
+        return int(memory_budget)
+    from joblib import effective_n_jobs  # ~0.2 s to import: only when used
+
+    return split_budget(memory_budget, min(int(k), effective_n_jobs(n_jobs)))
 
 
 def fold_parts(
@@ -31,21 +49,36 @@ def fold_parts(
     ``max_i K_ii`` over its training points: on the shared rows, on the Gram matrix in
     memory (decisions read off its rows, summed directly so that their round-off is bounded:
     :func:`~svmtune.classifier.decision_tolerance`), or on the fold's own points.
-    ``row_solver`` is the solver on shared rows."""
+    ``row_solver`` is the solver on shared rows. The fold's solve (its kernel rows) and the
+    blocks of kernel values its decisions read at once keep within the fold's share of the
+    objective's memory budget (:func:`fold_share`: folds solved at once share it)."""
     y = bound.y
+    o = bound.objective
+    k = len(getattr(bound, "folds", ())) or 1
+    budget = fold_share(o.memory_budget, getattr(o, "n_jobs", 1), k)
+    block_budget = max(1, int(BLOCK_SHARE * budget))
 
     def tuned(t: float, base: SMO) -> SMO:
         solver = copy.copy(base)
         solver.tol = t
+        solver.memory_budget = budget
         return solver
 
     def from_rows(
-        res: SMOResult, read: Callable[[NDArray[np.intp]], NDArray[np.float64]]
+        res: SMOResult, read: Callable[[NDArray[np.intp]], NDArray[np.float64]], width: int
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """Decisions from ``read(s)`` (``K[va, s]`` for support vectors ``s``), the support
+        vectors taken in blocks of ``width`` doubles each within the block budget."""
         sv = np.flatnonzero(res.alpha)
-        Kv = read(sv)
-        dec = Kv @ (res.alpha[sv] * y[sv]) + res.b
-        return dec, decision_tolerance(np.abs(Kv) @ res.alpha[sv] + abs(res.b), sv.size + 1)
+        dec = np.full(va.size, res.b)
+        scale = np.full(va.size, abs(res.b))
+        step = block_rows(width, block_budget)
+        for lo in range(0, sv.size, step):
+            s = sv[lo : lo + step]
+            Kv = read(s)
+            dec += Kv @ (res.alpha[s] * y[s])
+            scale += np.abs(Kv, out=Kv) @ res.alpha[s]
+        return dec, decision_tolerance(scale, sv.size + 1)
 
     if rows is not None:
         store = rows
@@ -55,7 +88,7 @@ def fold_parts(
 
         def decide(res: SMOResult) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
             before = store.kernel_evals
-            dec, tol = from_rows(res, lambda sv: np.ascontiguousarray(store.rows_of(sv)[:, va].T))
+            dec, tol = from_rows(res, lambda s: store.rows_of(s)[:, va].T, store.n + va.size)
             return dec, tol, store.kernel_evals - before
 
         return solve, decide, float(store.diag[tr].max())
@@ -66,11 +99,11 @@ def fold_parts(
             return tuned(t, bound.solver).solve(y, C=C, gram=gram, active=tr, alpha0=a0)
 
         def decide(res: SMOResult) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
-            dec, tol = from_rows(res, lambda sv: gram[np.ix_(va, sv)])
+            dec, tol = from_rows(res, lambda s: gram[np.ix_(va, s)], va.size)
             return dec, tol, 0
 
         return solve, decide, float(np.diagonal(gram)[tr].max())
-    return _own_parts(bound, tr, va, C, kp, tuned)
+    return _own_parts(bound, tr, va, C, kp, tuned, budget)
 
 
 def _own_parts(
@@ -80,6 +113,7 @@ def _own_parts(
     C: float,
     kp: dict[str, float],
     tuned: Callable[[float, SMO], SMO],
+    budget: int,
 ) -> tuple[Solve, Decide, float]:
     """:func:`fold_parts` on the fold's own points (kernel rows computed by the solve,
     validation decisions by a kernel pass over the support vectors)."""
@@ -96,6 +130,7 @@ def _own_parts(
 
     def decide(res: SMOResult) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
         clf = expansion_from_solution(bound.kernel, kp, X, y, res)
+        clf.memory_budget = budget  # the solve's rows are gone: its budget is the blocks'
         dec, tol = clf.decision_tolerance(X[va])
         return dec, tol, int(va.size * clf.vectors.shape[0])
 

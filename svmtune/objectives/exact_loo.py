@@ -76,8 +76,9 @@ class ExactLOO(SVMObjective):
         ``M`` of the efficiency test.
     efficiency : {"cpu", "certified"}, default "cpu"
         The efficiency test (see above and :func:`svmtune.solvers.exact_loo`).
-    memory_budget : int, default 512 MiB
-        Bytes the Gram matrix may take.
+    memory_budget : int, default 256 MiB (:data:`~svmtune._memory.DEFAULT_MEMORY_BUDGET`)
+        Bytes of kernel values held at once: the Gram matrix with its statistics, else the
+        kernel-row cache and the blocks read beside it.
 
     Examples
     --------
@@ -135,7 +136,7 @@ class _BoundExactLOO(BoundSVMObjective):
         if self.prepared is not None:
             K = np.ascontiguousarray(self.prepared.gram(kp), dtype=np.float64)
             check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
-            return FullGram(K, check=False), n * n
+            return FullGram(K, check=False, memory_budget=self.objective.memory_budget), n * n
         rows = KernelRows(
             self.kernel, kp, self.X, memory_budget=self.objective.memory_budget, check=True
         )

@@ -137,8 +137,8 @@ class KFoldCV(SVMObjective):
         SMO working-set selection.
     max_iter : int, optional
         SMO iteration limit per fold.
-    memory_budget : int, default 512 MiB
-        Bytes the Gram matrix may take.
+    memory_budget : int, default 256 MiB (:data:`~svmtune._memory.DEFAULT_MEMORY_BUDGET`)
+        Bytes of kernel values an evaluation holds at once (folds run at once share them).
     max_seeds : int, default 64
         Solutions kept per fold for seeding (the most recent ones).
 

@@ -12,6 +12,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._memory import DEFAULT_MEMORY_BUDGET, block_rows
 from svmtune._options import Integer
 from svmtune.classifier import KernelExpansion
 from svmtune.kernels import PreparedKernel
@@ -76,7 +77,7 @@ class LOOEstimate(Objective):
     alpha_grid : sequence of float, default (0, 0.1, ..., 1)
         Values of ``alpha+`` tried by LOO_3 (each in [0, 1]). Containing 0.5 makes LOO_3 never
         worse than LOO_2 (0.5/0.5 is LOO_2 scaled).
-    memory_budget : int, default 2**30
+    memory_budget : int, default 256 MiB (:data:`~svmtune._memory.DEFAULT_MEMORY_BUDGET`)
         Bytes of kernel statistics and kernel blocks held at once (kernels without a fused
         net-signal loop).
 
@@ -101,7 +102,7 @@ class LOOEstimate(Objective):
         *,
         model: str = "loo2",
         alpha_grid: Sequence[float] = _DEFAULT_ALPHA_GRID,
-        memory_budget: int = 2**30,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
     ) -> None:
         self.model = model
         self.alpha_grid = alpha_grid
@@ -162,9 +163,11 @@ class _BoundLOO(BoundObjective):
         if self.fused:  # one tiled pass over the points: nothing prepared, O(n) memory
             self.blocks = [slice(0, n)]
             return
-        # Row blocks: a kernel block of rows x n float64 takes at most a quarter of the budget.
+        # Row blocks: the arrays of a kernel block of rows x n float64 (the block's statistics,
+        # its kernel values, the kernel's other arrays: KernelModel.block_arrays) take at most
+        # half the budget, the statistics kept between evaluations the other half.
         budget = int(objective.memory_budget)
-        rows = max(1, min(n, budget // (4 * 8 * n)))
+        rows = min(n, block_rows(n, budget // 2, arrays=kernel.block_arrays()))
         self.blocks = [slice(s, min(s + rows, n)) for s in range(0, n, rows)]
         # Keep the prepared statistics of every block if they fit in half the budget; a single
         # block is prepared as the symmetric X-vs-X case (kernels may then use the symmetry).

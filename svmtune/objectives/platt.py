@@ -91,7 +91,7 @@ class PlattError(SVMObjective):
         gradient tuners move in small steps, so this saves most iterations.
     max_iter : int, optional
         SMO iteration limit per training.
-    memory_budget : int, default 512 MiB
+    memory_budget : int, default 256 MiB (:data:`~svmtune._memory.DEFAULT_MEMORY_BUDGET`)
         Bytes the kernel statistics and the Gram matrix over all bound points may take
         (``16 n^2``); beyond it ``bind`` raises ValueError.
 

@@ -17,10 +17,11 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from svmtune._memory import block_rows
 from svmtune.classifier import KernelExpansion, expansion_from_solution
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
-from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, check_gram
+from svmtune.solvers.smo import BLOCK_SHARE, DEFAULT_MEMORY_BUDGET, check_gram
 
 __all__ = ["SCORINGS", "ScoredCV"]
 
@@ -202,13 +203,14 @@ class _BoundScoredCV(BoundSVMObjective):
                 res = self.solver.solve(self.y, C=self._bounds(C, train), gram=K, active=train)
                 sv = np.flatnonzero(res.alpha > 0)
                 t1 = time.perf_counter()
-                decision = K[np.ix_(test, sv)] @ (res.alpha[sv] * self.y[sv]) + res.b
+                decision = self._gram_decisions(K, test, sv, res.alpha[sv] * self.y[sv], res.b)
             else:
                 Xtr, ytr = self.X[train], self.y[train]
                 Cv = self._bounds(C, train)[train]
                 res = self.solver.solve(ytr, C=Cv, kernel=self.kernel, params=kp, X=Xtr)
                 t1 = time.perf_counter()
                 clf = expansion_from_solution(self.kernel, kp, Xtr, ytr, res)
+                clf.memory_budget = self.objective.memory_budget  # the solve's rows are gone
                 decision = clf.decision_function(self.X[test])
                 evals += res.kernel_evals + test.size * clf.vectors.shape[0]
             iterations += res.iterations
@@ -221,6 +223,22 @@ class _BoundScoredCV(BoundSVMObjective):
         )
         mean = float(np.mean(scores))
         return Outcome(1.0 - mean, kernel_evals=evals, iterations=iterations, info={"score": mean})
+
+    def _gram_decisions(
+        self,
+        K: NDArray[np.float64],
+        test: NDArray[np.intp],
+        sv: NDArray[np.intp],
+        coef: NDArray[np.float64],
+        b: float,
+    ) -> NDArray[np.float64]:
+        """``K[test, sv] @ coef + b``, the support vectors' columns in blocks within the
+        memory budget's block share (beside the Gram matrix and its statistics)."""
+        out = np.full(test.size, b)
+        step = block_rows(test.size, int(BLOCK_SHARE * self.objective.memory_budget))
+        for lo in range(0, sv.size, step):
+            out += K[np.ix_(test, sv[lo : lo + step])] @ coef[lo : lo + step]
+        return out
 
     def classifier(self, params: Mapping[str, float]) -> KernelExpansion:
         """The weighted SVM trained by SMO on all bound data at ``params``."""

@@ -9,7 +9,8 @@ import pytest
 from svmtune import SVC
 from svmtune.kernels import RBF, AnisotropicRBF, Linear, MultipleKernel
 from svmtune.objectives import ExactLOO
-from svmtune.solvers import exact_loo
+from svmtune.solvers import KernelRows, exact_loo
+from svmtune.solvers.smo._run import packed_rows_len
 from svmtune.tuners import Bisection, Grid
 from tests._oracles import loo_by_retraining, loo_wrong
 from tests.solvers._data import real_split
@@ -104,11 +105,29 @@ def test_cost_counts_the_kernel_columns_franc_saves(heart) -> None:
     assert 3 * ev["franc"].cost.kernel_evals < 2 * ev["kkt"].cost.kernel_evals
 
 
-def test_row_cache_beyond_the_memory_budget(heart) -> None:
+def test_row_cache_beyond_the_memory_budget(heart, monkeypatch) -> None:
     X, y = heart
     params = {"C": 1.0, "gamma": 0.05}
     full = ExactLOO().bind(X, y, kernel=RBF()).evaluate(params)
-    small = ExactLOO(memory_budget=8 * y.size * 40).bind(X, y, kernel=RBF()).evaluate(params)
+    budget = 8 * y.size * 40
+    stores, read = [], []  # bytes counted by shapes: the row store, the rows read at once
+    init, rows_of = KernelRows.__init__, KernelRows.rows_of
+
+    def counted_init(rows, *args, **kwargs):
+        init(rows, *args, **kwargs)
+        packed = 8 * packed_rows_len(rows.n, rows.rows.nbytes)
+        stores.append(rows.rows.nbytes + packed + rows.block_budget)
+
+    def counted_rows_of(rows, idx):
+        read.append(len(idx) * rows.n * 8 * (rows.kernel.block_arrays() + 3))
+        return rows_of(rows, idx)
+
+    monkeypatch.setattr(KernelRows, "__init__", counted_init)
+    monkeypatch.setattr(KernelRows, "rows_of", counted_rows_of)
+    small = ExactLOO(memory_budget=budget).bind(X, y, kernel=RBF()).evaluate(params)
+    assert stores and max(stores) <= budget
+    one_row = y.size * 8 * (RBF().block_arrays() + 3)  # the smallest block there is
+    assert all(r <= max(budget // 8, one_row) for r in read)  # the block share, read at once
     assert small.info["stopping_used"] == "kkt"
     assert abs(small.value - full.value) <= 1 / y.size
     assert small.cost.kernel_evals > y.size  # rows computed on demand, counted

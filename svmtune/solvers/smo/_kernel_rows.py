@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -10,74 +9,34 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from svmtune._lazy import lazy_module
+from svmtune._memory import DEFAULT_MEMORY_BUDGET, block_rows
 from svmtune._validation import check_X
 from svmtune.kernels import KernelModel
 from svmtune.kernels.row_forms import squared_norms
+from svmtune.solvers.smo._gram_check import as_f8_2d, check_gram
+from svmtune.solvers.smo._row_budget import (
+    BLOCK_SHARE,
+    ROW_CACHE_SHARE,
+    blocked_products,
+)
 
 if TYPE_CHECKING:
-    from svmtune.solvers.smo import _gram_scan, _loop_rows, _refresh
+    from svmtune.solvers.smo import _loop_rows, _refresh
 else:  # compiled code: loaded on first use (svmtune._lazy)
-    _gram_scan = lazy_module("svmtune.solvers.smo._gram_scan")
     _loop_rows = lazy_module("svmtune.solvers.smo._loop_rows")
     _refresh = lazy_module("svmtune.solvers.smo._refresh")
 
 
-__all__ = ["DEFAULT_MEMORY_BUDGET", "FullGram", "KernelRows", "RowStore", "as_f8_2d", "check_gram"]
-
-DEFAULT_MEMORY_BUDGET = 512 * 2**20
-"""Bytes the full Gram matrix may take before SMO switches to cached kernel rows (512 MiB)."""
-
-
-def check_gram(K: ArrayLike, *, name: str = "Gram matrix", rtol: float = 1e-8) -> None:
-    """Raise ValueError if ``K`` cannot be an SVM kernel matrix.
-
-    Checks, in one pass: square, finite (no NaN/inf), non-negative diagonal, symmetric, and every
-    2x2 principal minor non-negative (``K_ij^2 <= K_ii K_jj``), all up to ``rtol`` relative to
-    the largest diagonal entry. The last two are necessary conditions for positive
-    semidefiniteness that cost ``O(n^2)``; a full eigenvalue test (``O(n^3)``) is not made.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> check_gram(np.array([[1.0, 0.5], [0.5, 1.0]]))
-    >>> check_gram(np.array([[1.0, 2.0], [2.0, 1.0]]))
-    Traceback (most recent call last):
-    ...
-    ValueError: Gram matrix is not positive semidefinite: |K[0, 1]| = 2 > sqrt(K[0, 0] K[1, 1]) = 1
-    """
-    Ka = np.asarray(K)
-    if Ka.ndim != 2 or Ka.shape[0] != Ka.shape[1]:
-        raise ValueError(f"{name} must be square; got shape {Ka.shape}")
-    Kc = as_f8_2d(Ka)
-    code, i, j = _gram_scan.scan_gram(Kc, float(rtol))
-    if code == 0:
-        return
-    if code == 1:
-        raise ValueError(
-            f"{name} contains a non-finite value (NaN or inf) at [{i}, {j}]: {float(Kc[i, j])!r}"
-        )
-    if code == 2:
-        raise ValueError(
-            f"{name} has a negative diagonal entry K[{i}, {i}] = {Kc[i, i]:g}; "
-            "the kernel is not positive semidefinite"
-        )
-    if code == 3:
-        raise ValueError(
-            f"{name} is not symmetric: K[{i}, {j}] = {float(Kc[i, j])!r} but "
-            f"K[{j}, {i}] = {float(Kc[j, i])!r}"
-        )
-    raise ValueError(
-        f"{name} is not positive semidefinite: |K[{i}, {j}]| = {abs(Kc[i, j]):g} > "
-        f"sqrt(K[{i}, {i}] K[{j}, {j}]) = {math.sqrt(Kc[i, i] * Kc[j, j]):g}"
-    )
-
-
-def as_f8_2d(K: ArrayLike) -> NDArray[np.float64]:
-    """C-contiguous, writeable float64 (the one layout the compiled loop is built for)."""
-    arr = np.asarray(K, dtype=np.float64)
-    if not arr.flags.c_contiguous or not arr.flags.writeable:
-        arr = np.array(arr, dtype=np.float64, order="C")
-    return arr
+__all__ = [
+    "BLOCK_SHARE",
+    "DEFAULT_MEMORY_BUDGET",
+    "ROW_CACHE_SHARE",
+    "FullGram",
+    "KernelRows",
+    "RowStore",
+    "as_f8_2d",
+    "check_gram",
+]
 
 
 class FullGram:
@@ -95,6 +54,10 @@ class FullGram:
         Run :func:`check_gram` once.
     diag : array of shape (n,), optional
         ``K``'s diagonal, if at hand (shared, not copied).
+    memory_budget : int, default :data:`~svmtune._memory.DEFAULT_MEMORY_BUDGET`
+        The solve's budget: blocks of rows read at once beside ``K`` (a warm start's gradient)
+        take at most its :data:`~svmtune.solvers.smo._row_budget.BLOCK_SHARE`
+        (:attr:`block_budget`); ``K`` itself is the caller's.
 
     Examples
     --------
@@ -105,7 +68,12 @@ class FullGram:
     """
 
     def __init__(
-        self, K: ArrayLike, *, check: bool = True, diag: NDArray[np.float64] | None = None
+        self,
+        K: ArrayLike,
+        *,
+        check: bool = True,
+        diag: NDArray[np.float64] | None = None,
+        memory_budget: int = DEFAULT_MEMORY_BUDGET,
     ) -> None:
         Ka = np.asarray(K)
         if Ka.ndim != 2 or Ka.shape[0] != Ka.shape[1]:
@@ -129,6 +97,7 @@ class FullGram:
         self.gamma = 0.0
         self.owner = np.empty(0, dtype=np.int64)
         self.loop_evals = np.zeros(1, dtype=np.int64)
+        self.block_budget = max(1, int(BLOCK_SHARE * int(memory_budget)))
 
     def fetch(
         self, r: int, cols: NDArray[np.int64] | None = None
@@ -137,6 +106,11 @@ class FullGram:
 
     def rows_of(self, idx: NDArray[np.int64]) -> NDArray[np.float64]:
         return self.rows[idx]
+
+    def row_products(self, idx: NDArray[np.int64], W: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``W' K[idx]`` (shape ``(W.shape[1], n)``), reading the rows ``idx`` in blocks of at
+        most :attr:`block_budget` bytes."""
+        return blocked_products(self.rows_of, idx, W, self.n, self.block_budget, 1)
 
     def refresh_gradient(
         self,
@@ -168,9 +142,12 @@ class KernelRows:
         Kernel parameters.
     X : array of shape (n, n_features)
     capacity : int, optional
-        Rows to keep (at least 2). Default: as many as ``memory_budget`` holds.
+        Rows to keep (at least 2). Default: as many as :data:`ROW_CACHE_SHARE` of
+        ``memory_budget`` holds.
     memory_budget : int
-        Bytes for the cached rows when ``capacity`` is not given.
+        Bytes of the solve's kernel values: the cached rows take :data:`ROW_CACHE_SHARE` of it
+        (when ``capacity`` is not given), a block of rows read at once :data:`BLOCK_SHARE`
+        (:attr:`block_budget`).
     check : bool
         Check each computed row: finite, and ``K_ij^2 <= K_ii K_jj``.
 
@@ -221,8 +198,12 @@ class KernelRows:
         n = self.X.shape[0]
         self.n = n
         if capacity is None:
-            capacity = int(memory_budget) // (8 * n)
+            capacity = int(ROW_CACHE_SHARE * int(memory_budget)) // (8 * n)
         capacity = int(min(max(capacity, 2), n))
+        # blocks read at once: their share of the budget, and never more than that share of a
+        # cache given its own capacity (at least one row)
+        cache_bytes = 8 * n * capacity * BLOCK_SHARE / ROW_CACHE_SHARE
+        self.block_budget = max(8 * n, int(min(BLOCK_SHARE * int(memory_budget), cache_bytes)))
         self.capacity = capacity
         self.check = bool(check)
         self.rows = np.empty((capacity, n), dtype=np.float64)
@@ -404,6 +385,15 @@ class KernelRows:
                     self._insert(int(idx[k]), out[k])
         return out
 
+    def row_products(self, idx: NDArray[np.int64], W: NDArray[np.float64]) -> NDArray[np.float64]:
+        """``W' K[idx]`` (shape ``(W.shape[1], n)``): the rows ``idx`` read (cached) or computed
+        (and cached, as :meth:`rows_of` does) in blocks of at most :attr:`block_budget` bytes,
+        counting the arrays the kernel builds for a block (:meth:`KernelModel.block_arrays`)
+        and the three of the block's shape made around them (the rows, the computed part, the
+        rows assembled)."""
+        arrays = self.kernel.block_arrays() + 3
+        return blocked_products(self.rows_of, idx, W, self.n, self.block_budget, arrays)
+
     def refresh_gradient(
         self,
         G: NDArray[np.float64],
@@ -435,7 +425,7 @@ class KernelRows:
             sc = sv[cached]
             acc += ay[sc] @ self.rows[np.ix_(self.slot[sc], targets)]
         rest = sv[~cached]
-        block = max(1, self.capacity // 4)
+        block = block_rows(targets.size, self.block_budget, arrays=self.kernel.block_arrays() + 1)
         for start in range(0, rest.size, block):
             chunk = rest[start : start + block]
             acc += ay[chunk] @ self._compute(chunk, targets)

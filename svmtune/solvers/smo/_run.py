@@ -122,7 +122,8 @@ class SMORun:
             at_c = alpha >= C
             gbar = np.zeros_like(gradient)
             if at_c.any():
-                gbar = y * ((C[at_c] * y[at_c]) @ store.rows_of(np.flatnonzero(at_c)))
+                bound = np.flatnonzero(at_c).astype(np.int64)
+                gbar = y * store.row_products(bound, C[bound] * y[bound])[0]
         self._Gbar = np.ascontiguousarray(gbar, dtype=np.float64)
         self._order = active.copy()
         self._pbuf = np.empty(packed_rows_len(int(active.shape[0]), int(store.rows.nbytes)))

@@ -44,6 +44,7 @@ from svmtune.solvers.smo._kernel_rows import (
     check_gram,
 )
 from svmtune.solvers.smo._result import SMOResult, decision_from_gradient, default_max_iter
+from svmtune.solvers.smo._row_budget import gram_bytes
 from svmtune.solvers.smo._run import SMORun
 from svmtune.solvers.smo._warm_start import check_warm_start, feasible_start
 
@@ -64,6 +65,7 @@ __all__ = [
     "decision_from_gradient",
     "default_max_iter",
     "feasible_start",
+    "gram_bytes",
 ]
 
 Selection = Literal["second_order", "max_violating_pair"]
@@ -118,9 +120,12 @@ class SMO:
         Iteration limit; default :func:`default_max_iter` ``(n) = max(10**7, 1000 n)``.
         Reaching it warns (:class:`~sklearn.exceptions.ConvergenceWarning`, saying what to
         change: a larger ``tol``, a smaller ``C``, scaled features).
-    memory_budget : int, default 512 MiB
-        Bytes the full Gram matrix may take when SMO builds it from a kernel; beyond it, kernel
-        rows are computed on demand and cached within the same budget. RBF and linear kernels
+    memory_budget : int, default :data:`~svmtune._memory.DEFAULT_MEMORY_BUDGET` (256 MiB)
+        Bytes of kernel values a solve holds when SMO builds them from a kernel: the full Gram
+        matrix while it fits (:func:`gram_bytes`), else a cache of kernel rows (three quarters
+        of the budget), the copies of rows the passes read and the blocks of rows read at once
+        (``memory_budget`` counts them all). A Gram matrix given as ``gram`` is the caller's:
+        then only the blocks read beside it count. RBF and linear kernels
         on more than 500 points of at most 64 features use rows on demand (computed inside the
         compiled loop) even when the Gram matrix fits: a solve touches only part of it.
     check_kernel : bool, default True
@@ -205,20 +210,22 @@ class SMO:
         Xc = check_X(X)
         if Xc.shape[0] != n:
             raise ValueError(f"X has {Xc.shape[0]} rows but y has {n} labels")
-        if 8 * n * n <= self.memory_budget and not _rows_beat_gram(kernel, params, n, Xc.shape[1]):
-            if not isinstance(kernel, KernelModel):
-                raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
+        if not isinstance(kernel, KernelModel):
+            raise ValueError(f"kernel must be a svmtune KernelModel; got {kernel!r}")
+        budget = int(self.memory_budget)
+        if gram_bytes(kernel, params, n) <= budget and not _rows_beat_gram(
+            kernel, params, n, Xc.shape[1]
+        ):
             form = kernel.inner_product_form(params)
             if form is not None and form.kind == "rbf":
                 # fused; exactly symmetric, unit diagonal, PSD: nothing to check
-                return FullGram(_rbf_gram.rbf_gram(Xc, form.gamma), check=False), n * n
+                K = _rbf_gram.rbf_gram(Xc, form.gamma)
+                return FullGram(K, check=False, memory_budget=budget), n * n
             K = as_f8_2d(kernel.prepare(Xc).gram(params))
             if self.check_kernel:
                 check_gram(K, name=f"Gram matrix of {kernel!r}")
-            return FullGram(K, check=False), n * n
-        rows = KernelRows(
-            kernel, params, Xc, memory_budget=self.memory_budget, check=self.check_kernel
-        )
+            return FullGram(K, check=False, memory_budget=budget), n * n
+        rows = KernelRows(kernel, params, Xc, memory_budget=budget, check=self.check_kernel)
         return rows, rows.kernel_evals
 
     def start(
@@ -254,19 +261,18 @@ class SMO:
         Gbar = np.zeros(n)
         sv = np.flatnonzero(alpha > 0.0).astype(np.int64)
         at_c = alpha >= Cv
-        if sv.size and isinstance(store, FullGram) and 8 * sv.size > n:
-            # one pass over K beats gathering many rows; G and Gbar together (K read once)
+        if sv.size:
+            # G and Gbar together (each row read once): one pass over a full Gram matrix when
+            # many rows are needed, else the rows of the support vectors in blocks within the
+            # memory budget (KernelRows.row_products)
             W = np.stack([alpha * yy, np.where(at_c, Cv * yy, 0.0)], axis=1)
-            KW = store.rows @ W
-            G += yy * KW[:, 0]
-            Gbar = yy * KW[:, 1]
-        elif sv.size:
             before = store.kernel_evals
-            R = store.rows_of(sv)
-            G += yy * ((alpha[sv] * yy[sv]) @ R)
-            bound = at_c[sv]
-            if bound.any():
-                Gbar = yy * ((Cv[sv][bound] * yy[sv][bound]) @ R[bound])
+            if isinstance(store, FullGram) and 8 * sv.size > n:
+                KW = (store.rows @ W).T
+            else:
+                KW = store.row_products(sv, W[sv])
+            G += yy * KW[0]
+            Gbar = yy * KW[1]
             evals += store.kernel_evals - before
         max_iter = self.max_iter if self.max_iter is not None else default_max_iter(n)
         return SMORun(
@@ -311,7 +317,8 @@ class SMO:
             for many solves (:class:`~svmtune.solvers.smo._kernel_rows.FullGram`), or a row cache.
         kernel, params, X : optional
             Instead of ``gram``: the kernel model, its parameters and the points. The full Gram
-            matrix is built while ``8 n^2 <= memory_budget``, else rows are computed on demand;
+            matrix is built while it fits ``memory_budget`` (:func:`gram_bytes`), else rows are
+            computed on demand;
             RBF and linear kernels use rows on demand from 500 points of at most 64 features.
         alpha0 : array of shape (n,), optional
             Warm start: must be feasible (``0 <= alpha0 <= C``, ``y'alpha0 = 0``, zero off
