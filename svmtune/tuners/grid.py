@@ -10,6 +10,7 @@ import numpy as np
 
 from svmtune._options import Integer
 from svmtune._validation import check_bounds
+from svmtune.objectives import Evaluation
 from svmtune.space import Param, SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import DEFAULT_BOX, search_box
@@ -38,6 +39,11 @@ class Grid(Tuner):
     log-scaled parameters. ``Grid(n_points=5)`` on a (C, gamma) space is the 5x5
     grid of the HINGE baseline in Fischetti (2016). The best point is the first one found among
     equal values, in the grid's order (the first parameter varies slowest).
+
+    Evaluated whole (no ``max_evals`` or ``max_seconds``) for an objective that shares kernel
+    work between settings of the same kernel parameters (``KFoldCV``: one Gram matrix for
+    every ``C``), the grid is walked with the kernel parameters varying slowest instead, and
+    the trace is in that order; the best point is still the first lowest in the grid's order.
 
     Parameters
     ----------
@@ -198,5 +204,22 @@ class Grid(Tuner):
         rng: np.random.Generator,
         start: dict[str, float] | None,
     ) -> None:
-        for point in self.candidates(space):
-            evaluate([point])
+        bound = evaluate.bound
+        whole = self.max_evals is None and self.max_seconds is None
+        if not (whole and getattr(bound, "reuses_kernel", False)):
+            for point in self.candidates(space):
+                evaluate([point])
+            return
+        # Kernel parameters slowest: consecutive settings share the objective's kernel work
+        # (KFoldCV's Gram matrix). The best is still the first lowest in the grid's order.
+        points = list(self.candidates(space))
+        kernel = [p.name for p in space if p.name in bound.kernel.space.names]
+        walk = sorted(range(len(points)), key=lambda i: [points[i][k] for k in kernel])
+        done: dict[int, Evaluation] = {}
+        try:
+            for i in walk:
+                done[i] = evaluate([points[i]])[0]
+        finally:
+            ok = [done[i] for i in sorted(done) if done[i].ok]
+            if ok:
+                evaluate.set_incumbent(min(ok, key=lambda e: e.value))
