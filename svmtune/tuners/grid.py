@@ -10,7 +10,6 @@ import numpy as np
 
 from svmtune._options import Integer
 from svmtune._validation import check_bounds
-from svmtune.objectives import Evaluation
 from svmtune.space import Param, SearchSpace
 from svmtune.tuners._base import Evaluator, Tuner
 from svmtune.tuners._box import DEFAULT_BOX, search_box
@@ -42,8 +41,8 @@ class Grid(Tuner):
 
     Evaluated whole (no ``max_evals`` or ``max_seconds``) for an objective that shares kernel
     work between settings of the same kernel parameters (``KFoldCV``: one Gram matrix for
-    every ``C``), the grid is walked with the kernel parameters varying slowest instead, and
-    the trace is in that order; the best point is still the first lowest in the grid's order.
+    every ``C``), the grid is walked with the kernel parameters varying slowest instead; the
+    evaluations are recorded (trace, best point) in the grid's order all the same.
 
     Parameters
     ----------
@@ -211,15 +210,16 @@ class Grid(Tuner):
                 evaluate([point])
             return
         # Kernel parameters slowest: consecutive settings share the objective's kernel work
-        # (KFoldCV's Gram matrix). The best is still the first lowest in the grid's order.
+        # (KFoldCV's Gram matrix). The evaluations are then recorded in the grid's order.
         points = list(self.candidates(space))
         kernel = [p.name for p in space if p.name in bound.kernel.space.names]
         walk = sorted(range(len(points)), key=lambda i: [points[i][k] for k in kernel])
-        done: dict[int, Evaluation] = {}
+        first = len(evaluate.evaluations)
+        at: dict[int, int] = {}  # evaluation (id) -> its first position in the grid's order
         try:
             for i in walk:
-                done[i] = evaluate([points[i]])[0]
+                ev = evaluate([points[i]])[0]
+                at[id(ev)] = min(at.get(id(ev), i), i)
         finally:
-            ok = [done[i] for i in sorted(done) if done[i].ok]
-            if ok:
-                evaluate.set_incumbent(min(ok, key=lambda e: e.value))
+            new = evaluate.evaluations[first:]
+            evaluate.evaluations[first:] = sorted(new, key=lambda e: at[id(e)])

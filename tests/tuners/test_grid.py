@@ -134,6 +134,7 @@ class _BoundTwoMinima(_BoundBowl):
     def _evaluate(self, params):
         # two equal minima: (C, gamma) = (0.1, 10), first in the grid's order (C slowest), and
         # (1000, 0.001), first in a walk with gamma slowest
+        self.__dict__.setdefault("walked", []).append(dict(params))
         at = [math.isclose(params["C"], c) and math.isclose(params["gamma"], g)
               for c, g in ((0.1, 10.0), (1000.0, 0.001))]  # fmt: skip
         return Outcome(value=0.0 if any(at) else 1.0, kernel_evals=1, iterations=2)
@@ -144,18 +145,22 @@ class TwoMinima(BowlC):
         return _BoundTwoMinima(self, X, y, kernel, space)
 
 
-def test_objective_sharing_kernel_work_is_walked_kernel_major_and_ties_keep_grid_order(toy):
+def test_objective_sharing_kernel_work_is_walked_kernel_major_and_recorded_in_grid_order(toy):
     # An objective that shares kernel work between settings of the same kernel parameters is
-    # walked with gamma slowest; among equal values the best is still the first in the grid's
-    # order (C slowest), as GridSearchCV picks it, not the first evaluated.
+    # walked with gamma slowest; the trace and the best point are those of the grid's order
+    # (C slowest): among equal values the first in it, as GridSearchCV picks.
     X, y = toy
-    res = Grid(n_points=5).tune(TwoMinima(target={}), X, y, kernel=RBF())
-    assert res.trace["param_gamma"].iloc[:5].nunique() == 1  # gamma varies slowest
-    assert res.trace["param_C"].iloc[:5].tolist() == pytest.approx([0.1, 1, 10, 100, 1000])
+    bound = TwoMinima(target={}).bind(X, y, kernel=RBF())
+    res = Grid(n_points=5).tune_bound(bound)
+    walked = bound.walked
+    assert len({p["gamma"] for p in walked[:5]}) == 1  # gamma varied slowest
+    assert [p["C"] for p in walked[:5]] == pytest.approx([0.1, 1, 10, 100, 1000])
+    assert res.trace["param_C"].iloc[:5].nunique() == 1  # recorded with C slowest
     assert res.best_params == pytest.approx({"C": 0.1, "gamma": 10.0})
-    # with a budget of evaluations the grid's own order stays (the first ones in it)
-    res = Grid(n_points=5, max_evals=7).tune(TwoMinima(target={}), X, y, kernel=RBF())
-    assert res.trace["param_C"].iloc[:5].nunique() == 1
+    # with a budget of evaluations the grid's own order is walked (the first ones in it)
+    bound = TwoMinima(target={}).bind(X, y, kernel=RBF())
+    Grid(n_points=5, max_evals=7).tune_bound(bound)
+    assert len({p["C"] for p in bound.walked[:5]}) == 1
 
 
 def test_kfold_grid_builds_one_gram_matrix_per_gamma_and_values_are_fresh_ones():
@@ -169,8 +174,9 @@ def test_kfold_grid_builds_one_gram_matrix_per_gamma_and_values_are_fresh_ones()
     n = y.size
     res = Grid(n_points=5).tune(KFoldCV(k=5), X, y, kernel=RBF())
     t = res.trace
-    assert t["kernel_evals"].sum() == 5 * n * n
-    assert (t["kernel_evals"] > 0).sum() == 5
+    # recorded in the grid's order: each gamma's Gram matrix billed to its first C
+    assert t["kernel_evals"].tolist() == [n * n] * 5 + [0] * 20
+    assert t["param_C"].iloc[:5].nunique() == 1
     rows = list(t.itertuples())
     for i in np.random.default_rng(0).permutation(len(rows)):
         fresh = KFoldCV(k=5).bind(X, y, kernel=RBF())
