@@ -39,10 +39,10 @@ class Grid(Tuner):
     grid of the HINGE baseline in Fischetti (2016). The best point is the first one found among
     equal values, in the grid's order (the first parameter varies slowest).
 
-    Evaluated whole (no ``max_evals`` or ``max_seconds``) for an objective that shares kernel
-    work between settings of the same kernel parameters (``KFoldCV``: one Gram matrix for
-    every ``C``), the grid is walked with the kernel parameters varying slowest instead; the
-    evaluations are recorded (trace, best point) in the grid's order all the same.
+    Evaluated whole (no ``max_seconds``, no ``max_evals`` below its size) for an objective that
+    shares kernel work between settings of the same kernel parameters (``KFoldCV``: one Gram
+    matrix for every ``C``), the grid is walked with the kernel parameters varying slowest
+    instead; the evaluations are recorded (trace, best point) in the grid's order all the same.
 
     Parameters
     ----------
@@ -204,7 +204,8 @@ class Grid(Tuner):
         start: dict[str, float] | None,
     ) -> None:
         bound = evaluate.bound
-        whole = self.max_evals is None and self.max_seconds is None
+        evals = self.max_evals
+        whole = self.max_seconds is None and (evals is None or evals >= self.size(space))
         if not (whole and getattr(bound, "reuses_kernel", False)):
             for point in self.candidates(space):
                 evaluate([point])
