@@ -69,7 +69,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     log-spaced): the usual ``GridSearchCV(SVC(), ..., cv=5)`` recipe, so that what is tuned is
     the very classifier that predicts, and ``C`` is tuned too. On the same grid and folds it
     picks the setting ``GridSearchCV(sklearn.svm.SVC(), grid, cv=its cv_folds_)`` picks for
-    RANGE of its CPU on 5,000 points of four real data sets (geometric mean GEO; ``python
+    0.29-0.33 of its CPU on 5,000 points of four real data sets (geometric mean 0.30; ``python
     benchmarks/tunedsvc_vs_gridsearch.py``), 1/3.8 on the peers study's few hundred: one Gram
     matrix per ``gamma``, shared by the folds and the five ``C`` (while it fits ``KFoldCV``'s
     memory budget: 5,792 points by default). When speed matters more, Fischetti's LOO
