@@ -120,11 +120,15 @@ def test_seeding_is_opt_in_and_changes_no_value(heart) -> None:
     for seeding in (True, False):
         bound = KFoldCV(k=5, seeding=seeding, tol=tol).bind(X, y, kernel=RBF())
         run = hinge.tune_bound(bound)
-        n_seen = len(run.trace)
         for i, row in run.trace.iterrows():
             C, gamma = row["param_C"], row["param_gamma"]
             K = RBF().gram({"gamma": gamma}, X)
-            alphas = [bound._seeds[f][i - n_seen][1][tr] for f, (tr, _) in enumerate(bound.folds)]
+            # each fold's solution at this setting (kept in the order evaluated: gamma-major)
+            at = bound._seed_point({"C": C, "gamma": gamma})
+            alphas = [
+                next(a for p, a in bound._seeds[f] if np.array_equal(p, at))[tr]
+                for f, (tr, _) in enumerate(bound.folds)
+            ]
             biases = [
                 bias_of(a, y[tr], K[np.ix_(tr, tr)], C)
                 for a, (tr, _) in zip(alphas, bound.folds, strict=True)
