@@ -32,7 +32,7 @@ from svmtune.solvers import (
     one_blas_thread,
     rbf_gram,
 )
-from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, Selection, as_f8_2d, rows_beat_gram
+from svmtune.solvers.smo import DEFAULT_MEMORY_BUDGET, Selection, as_f8_2d
 
 __all__ = ["KFoldCV"]
 
@@ -56,15 +56,12 @@ class KFoldCV(SVMObjective):
     How it is fast:
 
     - an evaluation makes one Gram matrix over all training points and every fold solves on
-      its training indices of that matrix, without copying it. An RBF Gram matrix is built
-      fused from one product ``X X'`` (exactly symmetric, unit diagonal, positive semidefinite
-      by construction: not checked); other kernels' from statistics of all points computed
-      once (e.g. squared distances), checked;
-    - an evaluation whose folds all start cold (the first one, or any with ``seeding=False``)
-      with an RBF or linear kernel on more than 500 training points per fold of at most 64
-      features trains each fold on kernel rows of its own points instead, computed by SMO's
-      compiled loop as one fit does (a solve touches only part of the matrix), and computes
-      the validation decisions from the support vectors;
+      its training indices of that matrix, without copying it; the matrix is kept until an
+      evaluation at other kernel parameters, so the next ``C`` at the same kernel parameters
+      builds none (:class:`~svmtune.tuners.Grid` walks the kernel parameters slowest for it).
+      An RBF Gram matrix is built fused from one product ``X X'`` (exactly symmetric, unit
+      diagonal, positive semidefinite by construction: not checked); other kernels' from
+      statistics of all points computed once (e.g. squared distances), checked;
     - the validation decision values are read off the Gram rows already in memory: no second
       kernel pass. A decision within round-off of zero
       (:func:`~svmtune.classifier.decision_tolerance`) is a tie, labelled +1 as the final
@@ -192,9 +189,12 @@ class KFoldCV(SVMObjective):
 
 
 class _BoundKFoldCV(BoundSVMObjective):
-    """KFoldCV bound to data: the folds, the prepared kernel, the seeds."""
+    """KFoldCV bound to data: the folds, the prepared kernel, the seeds, the kept Gram matrix."""
 
     objective: KFoldCV
+    #: Consecutive evaluations at the same kernel parameters share one Gram matrix (a grid
+    #: walks its kernel parameters slowest for it: :class:`~svmtune.tuners.Grid`).
+    reuses_kernel: ClassVar[bool] = True
 
     def _setup(self) -> None:
         o = self.objective
@@ -203,6 +203,9 @@ class _BoundKFoldCV(BoundSVMObjective):
         # Whether the Gram matrix over all points is held (else each fold computes its rows).
         self.fits = o._gram_fits(self.n_samples)
         self._prepared: PreparedKernel | None = None
+        # The Gram matrix of the last kernel parameters evaluated, while it fits: the next
+        # evaluation at the same kernel parameters (another C) reuses it.
+        self._kept: tuple[tuple[tuple[str, float], ...], NDArray[np.float64]] | None = None
         # Per fold: recent (seeding coordinates, alpha over all n points).
         self._seeds: list[deque[tuple[NDArray[np.float64], NDArray[np.float64]]]] = [
             deque(maxlen=int(o.max_seeds)) for _ in self.folds
@@ -274,22 +277,27 @@ class _BoundKFoldCV(BoundSVMObjective):
         return res, errors, extra
 
     def _gram(self, kp: dict[str, float]) -> tuple[NDArray[np.float64] | None, int]:
-        """The Gram matrix over all points (None when it does not fit), its entries.
-
-        An RBF Gram matrix is built fused from one product ``X X'`` (exactly symmetric, unit
-        diagonal, positive semidefinite by construction: not checked), as SMO builds it for
-        one fit; other kernels from their statistics of all points (computed on first use,
-        then kept), checked (:func:`~svmtune.solvers.check_gram`)."""
+        """The Gram matrix over all points (None when it does not fit) and the entries this
+        call computed: ``n^2``, or 0 for the one kept from the last call at the same kernel
+        parameters (the same bits as a new one: keeping it changes no value). RBF: fused from
+        ``X X'``, PSD by construction; other kernels from their statistics of all points,
+        checked (:func:`~svmtune.solvers.check_gram`)."""
         if not self.fits:
             return None, 0
+        key = tuple(sorted(kp.items()))
+        if self._kept is not None and self._kept[0] == key:
+            return self._kept[1], 0
+        self._kept = None  # at most one Gram matrix held between evaluations
         n = self.n_samples
         form = self.kernel.inner_product_form(kp)
         if form is not None and form.kind == "rbf":
-            return rbf_gram(self.X, form.gamma), n * n
-        if form is not None:  # linear: X X', symmetric and PSD by construction
-            return as_f8_2d(inner_products(self.X)), n * n
-        K = self.prepared.gram(kp)
-        check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
+            K = rbf_gram(self.X, form.gamma)
+        elif form is not None:  # linear: X X', symmetric and PSD by construction
+            K = as_f8_2d(inner_products(self.X))
+        else:
+            K = self.prepared.gram(kp)
+            check_gram(K, name=f"Gram matrix of {self.kernel!r} at {kp}")
+        self._kept = (key, K)
         return K, n * n
 
     @property
@@ -350,13 +358,12 @@ class _BoundKFoldCV(BoundSVMObjective):
         C = self.C(params)
         kp = self.kernel_params(params)
         seeds = self._seeds_for(params)
-        cold = all(s is None for s in seeds) and self._fold_rows_pay(kp)
-        # cold folds on rows of their own points: no Gram matrix over all points
-        K, evals = (None, 0) if cold else self._gram(kp)
+        # the Gram matrix while it fits (kept for the next C), else rows of each fold's points
+        K, evals = self._gram(kp)
         k = len(self.folds)
         if self.objective.n_jobs == 1:
-            # cold folds: small products (validation decisions) between solves on one thread
-            with one_blas_thread(cold):
+            # own rows: small products (validation decisions) between solves on one thread
+            with one_blas_thread(K is None):
                 results = [self._solve_fold(f, C, kp, K, seeds[f]) for f in range(k)]
         else:
             from joblib import Parallel, delayed  # ~0.2 s to import: only when used
@@ -369,14 +376,6 @@ class _BoundKFoldCV(BoundSVMObjective):
     def _seeds_for(self, params: dict[str, float]) -> list[NDArray[np.float64] | None]:
         point = self._seed_point(params)
         return [self._seed(f, point) for f in range(len(self.folds))]
-
-    def _fold_rows_pay(self, kp: dict[str, float]) -> bool:
-        """Whether folds that start cold train faster on kernel rows of their own points
-        (computed by SMO's compiled loop, as one fit does) than on the Gram matrix of all
-        points: for RBF and linear kernels on more than 500 training points of at most 64
-        features (:func:`~svmtune.solvers.smo.rows_beat_gram`)."""
-        n_train = min(tr.size for tr, _ in self.folds)
-        return rows_beat_gram(self.kernel, kp, int(n_train), self.X.shape[1])
 
     def _outcome(
         self,

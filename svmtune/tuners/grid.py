@@ -39,6 +39,11 @@ class Grid(Tuner):
     grid of the HINGE baseline in Fischetti (2016). The best point is the first one found among
     equal values, in the grid's order (the first parameter varies slowest).
 
+    Evaluated whole (no ``max_seconds``, no ``max_evals`` below its size) for an objective that
+    shares kernel work between settings of the same kernel parameters (``KFoldCV``: one Gram
+    matrix for every ``C``), the grid is walked with the kernel parameters varying slowest
+    instead; the evaluations are recorded (trace, best point) in the grid's order all the same.
+
     Parameters
     ----------
     n_points : int, default 5
@@ -198,5 +203,24 @@ class Grid(Tuner):
         rng: np.random.Generator,
         start: dict[str, float] | None,
     ) -> None:
-        for point in self.candidates(space):
-            evaluate([point])
+        bound = evaluate.bound
+        evals = self.max_evals
+        whole = self.max_seconds is None and (evals is None or evals >= self.size(space))
+        if not (whole and getattr(bound, "reuses_kernel", False)):
+            for point in self.candidates(space):
+                evaluate([point])
+            return
+        # Kernel parameters slowest: consecutive settings share the objective's kernel work
+        # (KFoldCV's Gram matrix). The evaluations are then recorded in the grid's order.
+        points = list(self.candidates(space))
+        kernel = [p.name for p in space if p.name in bound.kernel.space.names]
+        walk = sorted(range(len(points)), key=lambda i: [points[i][k] for k in kernel])
+        first = len(evaluate.evaluations)
+        at: dict[int, int] = {}  # evaluation (id) -> its first position in the grid's order
+        try:
+            for i in walk:
+                ev = evaluate([points[i]])[0]
+                at[id(ev)] = min(at.get(id(ev), i), i)
+        finally:
+            new = evaluate.evaluations[first:]
+            evaluate.evaluations[first:] = sorted(new, key=lambda e: at[id(e)])

@@ -120,11 +120,15 @@ def test_seeding_is_opt_in_and_changes_no_value(heart) -> None:
     for seeding in (True, False):
         bound = KFoldCV(k=5, seeding=seeding, tol=tol).bind(X, y, kernel=RBF())
         run = hinge.tune_bound(bound)
-        n_seen = len(run.trace)
         for i, row in run.trace.iterrows():
             C, gamma = row["param_C"], row["param_gamma"]
             K = RBF().gram({"gamma": gamma}, X)
-            alphas = [bound._seeds[f][i - n_seen][1][tr] for f, (tr, _) in enumerate(bound.folds)]
+            # each fold's solution at this setting (kept in the order evaluated: gamma-major)
+            at = bound._seed_point({"C": C, "gamma": gamma})
+            alphas = [
+                next(a for p, a in bound._seeds[f] if np.array_equal(p, at))[tr]
+                for f, (tr, _) in enumerate(bound.folds)
+            ]
             biases = [
                 bias_of(a, y[tr], K[np.ix_(tr, tr)], C)
                 for a, (tr, _) in zip(alphas, bound.folds, strict=True)
@@ -274,24 +278,29 @@ def test_identical_rows_score_one_half(n, memory_budget) -> None:
             assert bound.evaluate({"C": C, "gamma": gamma}).value == 0.5
 
 
-def test_cold_folds_on_their_own_rows_match_the_gram_path_and_libsvm() -> None:
-    # Above 500 training points a cold evaluation trains each fold on kernel rows of its own
-    # points (as one fit does) instead of the Gram matrix of all points; a seeded one keeps
-    # the Gram matrix. Both are CV errors of tol-optimal solutions: each agrees with libsvm's
-    # up to the points within the guaranteed distance of the decision functions.
+def test_folds_on_the_kept_gram_and_on_their_own_rows_match_libsvm() -> None:
+    # While the Gram matrix of all points fits the memory budget, an evaluation solves every
+    # fold on it and keeps it: the next evaluation at the same kernel parameters computes no
+    # kernel entry. Beyond the budget each fold trains on kernel rows of its own points. Both
+    # are CV errors of tol-optimal solutions: each agrees with libsvm's up to the points within
+    # the guaranteed distance of the decision functions.
     X, y, _, _ = real_split("twonorm", max_rows=1100)
-    tol, params = 1e-6, {"C": 1.0, "gamma": 0.05}
-    bound = KFoldCV(k=5, tol=tol, seeding=True).bind(X, y, kernel=RBF())
+    n, tol, params = y.size, 1e-6, {"C": 1.0, "gamma": 0.05}
     K = RBF().gram({"gamma": params["gamma"]}, X)
-    for expect_gram in (False, True):
-        ev = bound.evaluate(params)
-        assert (ev.cost.kernel_evals == y.size**2) == expect_gram
-        alphas = [bound._seeds[f][-1][1][tr] for f, (tr, _) in enumerate(bound.folds)]
-        biases = [
-            bias_of(a, y[tr], K[np.ix_(tr, tr)], params["C"])
-            for a, (tr, _) in zip(alphas, bound.folds, strict=True)
-        ]
-        lib_errors, allowed = _allowance(X, y, bound.folds, 1.0, 0.05, alphas, biases, tol)
-        assert abs(ev.info["errors"] - lib_errors) <= allowed
-        assert allowed <= 0.03 * y.size
-        assert ev.info["converged"] and ev.info["folds"] == 5 and ev.info["kernel_rows"] == -1
+    for budget in (DEFAULT_MEMORY_BUDGET, 16 * n * n - 1):
+        bound = KFoldCV(k=5, tol=tol, seeding=True, memory_budget=budget).bind(X, y, kernel=RBF())
+        for first in (True, False):
+            ev = bound.evaluate(params)
+            if budget == DEFAULT_MEMORY_BUDGET:
+                assert ev.cost.kernel_evals == (n * n if first else 0)
+            else:
+                assert 0 < ev.cost.kernel_evals != n * n
+            alphas = [bound._seeds[f][-1][1][tr] for f, (tr, _) in enumerate(bound.folds)]
+            biases = [
+                bias_of(a, y[tr], K[np.ix_(tr, tr)], params["C"])
+                for a, (tr, _) in zip(alphas, bound.folds, strict=True)
+            ]
+            lib_errors, allowed = _allowance(X, y, bound.folds, 1.0, 0.05, alphas, biases, tol)
+            assert abs(ev.info["errors"] - lib_errors) <= allowed
+            assert allowed <= 0.03 * y.size
+            assert ev.info["converged"] and ev.info["folds"] == 5

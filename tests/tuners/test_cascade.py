@@ -34,7 +34,7 @@ def in_box(trace, box):
         assert ((col >= p.low * (1 - 1e-12)) & (col <= p.high * (1 + 1e-12))).all(), p.name
 
 
-def test_the_subsample_screen_costs_16_quarter_grams_and_the_refine_3_full_ones(heart):
+def test_the_screen_costs_a_quarter_gram_per_gamma_and_the_refine_a_full_one_per_gamma(heart):
     X, y = heart
     n = len(y)
     res = Cascade().tune(KFoldCV(k=5), X, y, kernel=RBF(), random_state=0)
@@ -43,10 +43,14 @@ def test_the_subsample_screen_costs_16_quarter_grams_and_the_refine_3_full_ones(
     assert len(screen) == 16 and len(refine) == 3
     n_sub = len(stratified_subsample(y, 0.25, np.random.default_rng(0)))
     assert n_sub == sum(math.ceil(0.25 * np.sum(y == c)) for c in (-1.0, 1.0))
-    # one k-fold evaluation makes one Gram matrix of its points: the counts are exact
-    assert (screen["kernel_evals"] == n_sub**2).all()
-    assert (refine["kernel_evals"] == n * n).all()
-    assert res.total_cost.kernel_evals == 16 * n_sub**2 + 3 * n * n
+    # k-fold CV makes one Gram matrix of its points per gamma (kept for the next C): the
+    # screen's 4 x 4 grid builds 4, billed to the first C in the grid's order; the refine stage
+    # one for its first point and one for each later point whose gamma differs from the last
+    assert screen["kernel_evals"].tolist() == [n_sub**2] * 4 + [0] * 12
+    gammas = refine["param_gamma"].tolist()
+    built = [True] + [g != h for g, h in zip(gammas[1:], gammas[:-1], strict=True)]
+    assert refine["kernel_evals"].tolist() == [n * n if b else 0 for b in built]
+    assert res.total_cost.kernel_evals == 4 * n_sub**2 + sum(built) * n * n
     assert t["cum_kernel_evals"].iloc[-1] == res.total_cost.kernel_evals
     assert t["cum_iterations"].iloc[-1] == res.total_cost.iterations
     assert (screen["status"] == "screen").all() and (refine["status"] == "ok").all()

@@ -1,10 +1,13 @@
+import math
+
 import numpy as np
 import pytest
 
 from svmtune.kernels import RBF, AnisotropicRBF
+from svmtune.objectives import Outcome
 from svmtune.tuners import Grid
 
-from .conftest import Bowl
+from .conftest import Bowl, _BoundBowl
 
 
 class BowlC(Bowl):
@@ -123,3 +126,63 @@ def test_bad_values_and_bounds_are_named(toy, options, message):
     X, y = toy
     with pytest.raises(ValueError, match=message):
         Grid(**options).tune(Bowl(target={"gamma": 1.0}), X, y, kernel=RBF())
+
+
+class _BoundTwoMinima(_BoundBowl):
+    reuses_kernel = True
+
+    def _evaluate(self, params):
+        # two equal minima: (C, gamma) = (0.1, 10), first in the grid's order (C slowest), and
+        # (1000, 0.001), first in a walk with gamma slowest
+        self.__dict__.setdefault("walked", []).append(dict(params))
+        at = [math.isclose(params["C"], c) and math.isclose(params["gamma"], g)
+              for c, g in ((0.1, 10.0), (1000.0, 0.001))]  # fmt: skip
+        return Outcome(value=0.0 if any(at) else 1.0, kernel_evals=1, iterations=2)
+
+
+class TwoMinima(BowlC):
+    def _bind(self, X, y, kernel, space):
+        return _BoundTwoMinima(self, X, y, kernel, space)
+
+
+def test_objective_sharing_kernel_work_is_walked_kernel_major_and_recorded_in_grid_order(toy):
+    # An objective that shares kernel work between settings of the same kernel parameters is
+    # walked with gamma slowest; the trace and the best point are those of the grid's order
+    # (C slowest): among equal values the first in it, as GridSearchCV picks.
+    X, y = toy
+    bound = TwoMinima(target={}).bind(X, y, kernel=RBF())
+    res = Grid(n_points=5).tune_bound(bound)
+    walked = bound.walked
+    assert len({p["gamma"] for p in walked[:5]}) == 1  # gamma varied slowest
+    assert [p["C"] for p in walked[:5]] == pytest.approx([0.1, 1, 10, 100, 1000])
+    assert res.trace["param_C"].iloc[:5].nunique() == 1  # recorded with C slowest
+    assert res.best_params == pytest.approx({"C": 0.1, "gamma": 10.0})
+    # with a budget of fewer evaluations the grid's own order is walked (the first ones in it)
+    for max_evals, kernel_major in ((7, False), (24, False), (25, True)):
+        bound = TwoMinima(target={}).bind(X, y, kernel=RBF())
+        Grid(n_points=5, max_evals=max_evals).tune_bound(bound)
+        assert (len({p["gamma"] for p in bound.walked[:5]}) == 1) == kernel_major
+
+
+def test_kfold_grid_builds_one_gram_matrix_per_gamma_and_values_are_fresh_ones():
+    # KFoldCV keeps its Gram matrix for the next C: the 5 x 5 grid computes 5 Gram matrices
+    # (n^2 entries each), not 25, and every value is the one a fresh bind gives at that setting,
+    # evaluated alone in any order.
+    from svmtune.objectives import KFoldCV
+    from tests.solvers._data import real_split
+
+    X, y, _, _ = real_split("heart")
+    n = y.size
+    res = Grid(n_points=5).tune(KFoldCV(k=5), X, y, kernel=RBF())
+    t = res.trace
+    # recorded in the grid's order: each gamma's Gram matrix billed to its first C
+    assert t["kernel_evals"].tolist() == [n * n] * 5 + [0] * 20
+    assert t["param_C"].iloc[:5].nunique() == 1
+    rows = list(t.itertuples())
+    for i in np.random.default_rng(0).permutation(len(rows)):
+        fresh = KFoldCV(k=5).bind(X, y, kernel=RBF())
+        r = rows[i]
+        assert fresh.evaluate({"C": r.param_C, "gamma": r.param_gamma}).value == r.value
+    canonical = sorted(rows, key=lambda r: (r.param_C, r.param_gamma))
+    first = min(canonical, key=lambda r: r.value)
+    assert res.best_params == {"C": first.param_C, "gamma": first.param_gamma}
