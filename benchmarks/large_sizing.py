@@ -168,8 +168,8 @@ REFUSED_ABOVE = {
     "RandomizedSearchCV 25": "RANDOM_PEERS_MAX_N",
     "OptunaSearchCV 25": "RANDOM_PEERS_MAX_N",
 }
-#: Largest training part PlattError's default memory_budget (512 MiB for 16 n^2 bytes) takes.
-PLATT_MAX_N = 5_792
+#: Largest training part PlattError's default memory_budget (256 MiB for 16 n^2 bytes) takes.
+PLATT_MAX_N = 4_096
 
 
 def _unit(slopes: pd.DataFrame, route: str, n: float) -> float:

@@ -68,11 +68,13 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     grid of ``(C, gamma)`` of an RBF kernel (``C`` in 0.1..1000, ``gamma`` in 0.001..10,
     log-spaced): the usual ``GridSearchCV(SVC(), ..., cv=5)`` recipe, so that what is tuned is
     the very classifier that predicts, and ``C`` is tuned too. On the same grid and folds it
-    picks the setting ``GridSearchCV(sklearn.svm.SVC(), grid, cv=its cv_folds_)`` picks for
-    0.29-0.33 of its CPU on 5,000 points of four real data sets (geometric mean 0.30; ``python
-    benchmarks/tunedsvc_vs_gridsearch.py``), 1/3.8 on the peers study's few hundred: one Gram
-    matrix per ``gamma``, shared by the folds and the five ``C`` (while it fits ``KFoldCV``'s
-    memory budget: 5,792 points by default). When speed matters more, Fischetti's LOO
+    picks the setting ``GridSearchCV(sklearn.svm.SVC(), grid, cv=its cv_folds_)`` picks, on
+    less CPU: 1/3.8 on the peers study's few hundred points; one Gram matrix per ``gamma``,
+    shared by the folds and the five ``C``, while it fits ``KFoldCV``'s memory budget (4,096
+    points at the default 256 MiB), else each fold on its own cached rows. On 5,000 points of
+    real data sets (``python benchmarks/tunedsvc_vs_gridsearch.py``) that is 0.38-0.47 of
+    ``GridSearchCV``'s CPU at the default budget and 0.29-0.33 with
+    ``objective=KFoldCV(k=5, memory_budget=512 * 2**20)`` (the Gram matrix then fits). When speed matters more, Fischetti's LOO
     estimates tune ``gamma`` alone by bisection in a fraction of the time:
     ``TunedSVC(objective=LOOEstimate(model="loo3"), tuner=Bisection())``; they have no ``C``
     and predict with Fischetti's kernel expansion (on scikit-learn's breast_cancer in a scaling
