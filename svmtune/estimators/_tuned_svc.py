@@ -74,8 +74,9 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     points at the default 256 MiB), else each fold on its own cached rows. On 5,000 points of
     real data sets (``python benchmarks/tunedsvc_vs_gridsearch.py``) that is 0.38-0.47 of
     ``GridSearchCV``'s CPU at the default budget and 0.29-0.33 with
-    ``objective=KFoldCV(k=5, memory_budget=512 * 2**20)`` (the Gram matrix then fits). When speed matters more, Fischetti's LOO
-    estimates tune ``gamma`` alone by bisection in a fraction of the time:
+    ``objective=KFoldCV(k=5, memory_budget=512 * 2**20)`` (the Gram matrix then fits). When
+    speed matters more, Fischetti's LOO estimates tune ``gamma`` alone by bisection in a
+    fraction of the time:
     ``TunedSVC(objective=LOOEstimate(model="loo3"), tuner=Bisection())``; they have no ``C``
     and predict with Fischetti's kernel expansion (on scikit-learn's breast_cancer in a scaling
     pipeline, 5 stratified folds: accuracy 0.958 with LOO_2 and 0.961 with LOO_3, against 0.741
