@@ -34,6 +34,7 @@ from sklearn.svm import SVC
 
 from svmtune import TunedSVC
 from svmtune.datasets import fischetti_split, load
+from svmtune.objectives import KFoldCV
 
 SETS = ["twonorm", "ring", "penbased-eo", "letter-halves"]
 #: TunedSVC()'s grid (Grid(n_points=5) over the default box), given to GridSearchCV too.
@@ -50,10 +51,12 @@ def sample(name: str, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.ascontiguousarray(Xtr[idx]), ytr[idx]
 
 
-def compare(X: np.ndarray, y: np.ndarray) -> dict[str, float]:
-    """CPU seconds of TunedSVC() and of GridSearchCV on its folds, its counts, the choices."""
+def compare(X: np.ndarray, y: np.ndarray, budget: int | None = None) -> dict[str, float]:
+    """CPU seconds of TunedSVC() (its k-fold objective given ``budget`` bytes, if any) and of
+    GridSearchCV on its folds, its counts, the choices."""
+    objective = None if budget is None else KFoldCV(k=5, memory_budget=budget)
     t0 = time.process_time()
-    tuned = TunedSVC().fit(X, y)
+    tuned = TunedSVC(objective=objective).fit(X, y)
     cpu_tuned = time.process_time() - t0
     t0 = time.process_time()
     search = GridSearchCV(SVC(), GRID, cv=tuned.cv_folds_).fit(X, y)
@@ -76,7 +79,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="*", default=SETS)
     parser.add_argument("--sizes", nargs="*", type=int, default=[5000])
+    parser.add_argument(
+        "--memory-budget-mib",
+        type=int,
+        default=None,
+        help="KFoldCV's memory_budget (default its own)",
+    )
     args = parser.parse_args()
+    budget = None if args.memory_budget_mib is None else args.memory_budget_mib * 2**20
     Xw, yw = sample(args.sets[0], 200)
     compare(Xw, yw)  # compile and import everything before any timing
     print(
@@ -86,7 +96,7 @@ def main() -> None:
     ratios = []
     for n in args.sizes:
         for name in args.sets:
-            r = compare(*sample(name, n))
+            r = compare(*sample(name, n), budget)
             ratios.append(r["tuned"] / r["search"])
             print(
                 f"{name:14s} {n:6d} {r['tuned']:10.1f} {r['search']:10.1f} {ratios[-1]:6.2f} "
