@@ -17,6 +17,7 @@ every machine), then the geometric mean of the ratios::
 
     python benchmarks/tunedsvc_vs_gridsearch.py                      # 5,000 points, 4 sets
     python benchmarks/tunedsvc_vs_gridsearch.py --sets letter-halves --sizes 10000
+    python benchmarks/tunedsvc_vs_gridsearch.py --memory-budget-mib 512   # the Gram path at 5,000
 
 CPU seconds are this machine's (default BLAS threads, as a user runs both); on a machine shared
 with other work they move by some 10 %, the counts do not. GridSearchCV's 125 fits take about
