@@ -54,6 +54,7 @@ import math
 import os
 from dataclasses import dataclass
 
+import large_verdict  # beside this file: the verdict at budgets and the size ladder
 import numpy as np
 from optuna.pruners import SuccessiveHalvingPruner
 from scipy.stats import loguniform
@@ -254,8 +255,14 @@ study = Study(
     max_cpu_seconds=BUDGET_S,
 )
 
-#: The CPU budgets of the verdict (seconds of a tuning run).
-VERDICT_BUDGETS = (10.0, 60.0, 600.0)
+#: The CPU budgets of the verdict (seconds of a tuning run; those within the study's budget).
+VERDICT_BUDGETS = tuple(b for b in (10.0, 60.0, 600.0) if b <= BUDGET_S) or (BUDGET_S,)
+#: The ladder's problems and their nominal training sizes.
+LADDER_PROBLEMS = {k: v.n_train for k, v in PROBLEMS.items() if isinstance(v, Generated)}
+
+
+def _peers() -> set[str]:
+    return {name for name, m in METHODS.items() if isinstance(m, PeerMethod)}
 
 
 def verdict_at_budgets(cells, traces, budgets=VERDICT_BUDGETS):
@@ -266,29 +273,12 @@ def verdict_at_budgets(cells, traces, budgets=VERDICT_BUDGETS):
     last evaluation finished within ``B`` CPU seconds (``incumbent_test_error``; a cascade's
     screen names none). A peer cannot be stopped part-way: it answers at ``B`` only if its
     whole run took at most ``B`` CPU seconds. A run without an answer at ``B`` is left out of
-    that budget's mean and counted in ``answered``, so compare methods on ``answered`` too.
+    that budget's mean and counted in ``answered``, so compare methods on ``answered`` too
+    (``budget_verdict.csv`` ranks it last).
     """
-    import pandas as pd
-
-    peers = {name for name, m in METHODS.items() if isinstance(m, PeerMethod)}
-    key = ["dataset", "split", "method"]
-    rows = []
-    for (d, s, m), cell in cells.set_index(key).iterrows():
-        if cell["status"] not in ("ok", "timeout"):
-            continue
-        tr = traces[(traces["dataset"] == d) & (traces["split"] == s) & (traces["method"] == m)]
-        for b in budgets:
-            if m in peers:
-                err = cell["test_error"] if cell["cpu_s"] <= b else float("nan")
-            else:
-                done = tr[(tr["cum_cpu_s"] <= b) & tr["incumbent_test_error"].notna()]
-                err = done["incumbent_test_error"].iloc[-1] if len(done) else float("nan")
-            rows.append({"method": m, "budget": b, "error": 100 * err})
-    df = pd.DataFrame(rows)
-    g = df.groupby(["method", "budget"])["error"]
-    out = pd.DataFrame({"error": g.mean(), "answered": g.count()}).unstack("budget")
-    out.columns = [f"{what}_{b:g}s" for what, b in out.columns]
-    return out
+    return large_verdict.at_budgets(
+        large_verdict.answers(cells, traces, peers=_peers(), budgets=budgets)
+    )
 
 
 def size_ladder(cells):
@@ -296,37 +286,70 @@ def size_ladder(cells):
     (ordinary least squares over every finished cell; NaN with fewer than two sizes), with the
     mean test error (percent) and CPU seconds at each training size (``n_train`` rounded to the
     problem's nominal size)."""
+    return large_verdict.size_ladder(cells, LADDER_PROBLEMS)
+
+
+def problem_table(cells):
+    """The problems run: training and test points (the first split's), features, provenance."""
     import pandas as pd
 
-    gen = cells[cells["dataset"].isin([k for k, v in PROBLEMS.items() if isinstance(v, Generated)])]
-    gen = gen[gen["status"].isin(["ok", "timeout"])].copy()
-    gen["size"] = [PROBLEMS[d].n_train for d in gen["dataset"]]
+    from svmtune.datasets import dataset_info, generator_table
+
+    gens = generator_table().set_index("name")
+    first = cells.sort_values("split").groupby("dataset")[["n_train", "n_test"]].first()
     rows = []
-    for m, part in gen.groupby("method"):
-        x, y = np.log(part["n_train"].to_numpy(float)), np.log(part["cpu_s"].to_numpy(float))
-        slope = float(np.polyfit(x, y, 1)[0]) if part["size"].nunique() >= 2 else float("nan")
-        row = {"method": m, "slope": slope}
-        for n, at in part.groupby("size"):
-            row[f"cpu_s_{n}"] = at["cpu_s"].mean()
-            row[f"error_{n}"] = 100 * at["test_error"].mean()
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("method")
+    for name, spec in PROBLEMS.items():
+        if name not in first.index:
+            continue
+        if isinstance(spec, Generated):
+            g = gens.loc[spec.name]
+            source = f"Breiman's {spec.name} generator ({g['definition']}), {spec.n_rows} points"
+            d = int(g["features"])
+        else:
+            info = dataset_info(spec)
+            d, source = (
+                info.features,
+                f"{info.papers}, bundled; positive class {info.positive_class}",
+            )
+        rows.append({"problem": name, **first.loc[name].astype(int).to_dict(), "features": d,
+                     "provenance": source})  # fmt: skip
+    return pd.DataFrame(rows).set_index("problem")
 
 
 def figures(study, outdir):
-    """The verdict at budgets and the size ladder, printed and written as CSV."""
+    """The problems, the verdict at budgets and the size ladder: CSV tables, the ladder's
+    figure, and their sections at the end of ``report.md``."""
     from pathlib import Path
 
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     cells, traces = study.results(), study.traces()
+    answered = large_verdict.answers(cells, traces, peers=_peers(), budgets=VERDICT_BUDGETS)
+    verdict = large_verdict.budget_verdict(answered, baseline=BASELINE)
+    ladder = size_ladder(cells)
+    problems = problem_table(cells)
     paths = []
     for name, table in (
-        ("verdict_at_budgets", verdict_at_budgets(cells, traces)),
-        ("size_ladder", size_ladder(cells)),
+        ("verdict_at_budgets", large_verdict.at_budgets(answered)),
+        ("size_ladder", ladder),
+        ("budget_verdict", verdict),
+        ("problems", problems),
     ):
         print(table.round(3).to_string())
         path = outdir / f"{name}.csv"
         table.to_csv(path, float_format="%.6g")
         paths.append(path)
+    figure = None
+    if ladder.filter(like="cpu_s_").shape[1] >= 2:  # two sizes or more
+        fig = large_verdict.ladder_figure(cells, LADDER_PROBLEMS, budget=BUDGET_S)
+        for ext in ("png", "pdf"):
+            fig.savefig(outdir / f"size_ladder.{ext}", dpi=150)
+            paths.append(outdir / f"size_ladder.{ext}")
+        figure = "size_ladder.png"
+    text = "\n".join(
+        ["## Problems", "", f"Budget: {BUDGET_S:g} CPU seconds per tuning run.", "",
+         large_verdict.to_markdown(problems), "",
+         large_verdict.report_sections(verdict, ladder, baseline=BASELINE, figure=figure)]
+    )  # fmt: skip
+    large_verdict.append_to_report(outdir / "report.md", text, marker="## Problems")
     return paths

@@ -20,6 +20,7 @@ BOX = {"C": (0.1, 1000.0), "gamma": (0.001, 10.0)}
 def _definition(monkeypatch, **env: str) -> dict:
     """The study file's globals (only the first two problems kept: both small)."""
     monkeypatch.setenv("SVMTUNE_LARGE_DATASETS", "2")
+    monkeypatch.syspath_prepend(str(ROOT / "studies"))  # its module beside it
     for k, v in env.items():
         monkeypatch.setenv(k, v)
     return runpy.run_path(str(FILE))
@@ -106,6 +107,7 @@ def test_the_reduced_large_benchmark_runs(tmp_path, monkeypatch):
     """The CI smoke test: two generated problems of 300 training points, one split, four
     methods (the baseline, svmtune's grid, the cascade, LOO_2 by bisection), within budget."""
     monkeypatch.setenv("SVMTUNE_LARGE_SMOKE", "1")
+    monkeypatch.syspath_prepend(str(ROOT / "studies"))
     g = runpy.run_path(str(FILE))
     study = g["study"]
     assert study._dataset_names() == ["twonorm-300", "waveform-300"]
@@ -117,9 +119,13 @@ def test_the_reduced_large_benchmark_runs(tmp_path, monkeypatch):
     assert (cells.loc[cells["dataset"] == "twonorm-300", "test_error"] < 0.15).all()
     # the verdict at budgets and the size ladder, from the stored cells and traces
     paths = g["figures"](study, tmp_path / "out")
-    assert [p.name for p in paths] == ["verdict_at_budgets.csv", "size_ladder.csv"]
+    names = ["verdict_at_budgets", "size_ladder", "budget_verdict", "problems"]
+    assert [p.name for p in paths] == [f"{n}.csv" for n in names]  # one size: no ladder figure
     verdict = g["verdict_at_budgets"](cells, study.traces())
-    assert (verdict["answered_600s"] == 2).all()  # every run answered within 600 s
+    assert g["VERDICT_BUDGETS"] == (10.0,)  # those within the smoke run's 20 s budget
+    assert (verdict["answered_10s"] == 2).all()  # every run answered within 10 s
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "| twonorm-300 | " in report and "### Within 10 CPU seconds" in report
 
 
 def test_verdict_at_budgets_reads_the_anytime_trace_and_bills_a_peer_its_whole_run(monkeypatch):
@@ -237,3 +243,48 @@ def test_a_random_search_peer_refuses_the_largest_problems_with_what_it_would_ne
     # the need is 126 fits of the fitted power law on 4/5 of the points
     a, b = g["SVC_FIT_CPU"]
     assert g["_fit_need"](126, 30_000) == pytest.approx(126 * np.exp(a) * 24_000**b)
+
+
+def test_budget_verdict_ranks_no_answer_last_and_pairs_only_answered_problems(monkeypatch):
+    """Three problems, a budget of 60 s: the peer (the baseline) answers only where its whole
+    run fitted; a svmtune run answers from its trace; ranks put no answer last, tied."""
+    import pandas as pd
+
+    g = _definition(monkeypatch)
+    lv = g["large_verdict"]
+    cells, traces = [], []
+    peer_cpu = {"a": 30.0, "b": 50.0, "c": 90.0}  # over 60 s on c: no answer there
+    peer_err = {"a": 0.10, "b": 0.20, "c": 0.30}
+    ours_err = {"a": 0.12, "b": 0.17, "c": 0.25}
+    for d in "abc":
+        cells.append({"dataset": d, "split": 0, "method": "GridSearchCV 25", "status": "ok",
+                      "test_error": peer_err[d], "cpu_s": peer_cpu[d]})  # fmt: skip
+        cells.append({"dataset": d, "split": 0, "method": "CV grid 25", "status": "ok",
+                      "test_error": ours_err[d], "cpu_s": 40.0})  # fmt: skip
+        traces += [
+            {"dataset": d, "split": 0, "method": "CV grid 25", "cum_cpu_s": t,
+             "incumbent_test_error": e}
+            for t, e in ((5.0, 0.5), (40.0, ours_err[d]))
+        ]  # fmt: skip
+    cells.append({"dataset": "a", "split": 0, "method": "Platt + gradient", "status": "failed",
+                  "test_error": float("nan"), "cpu_s": 0.0})  # fmt: skip
+    answered = lv.answers(
+        pd.DataFrame(cells), pd.DataFrame(traces), peers={"GridSearchCV 25"}, budgets=(1.0, 60.0)
+    )
+    v = lv.budget_verdict(answered, baseline="GridSearchCV 25")
+    at1, at60 = v.loc[1.0], v.loc[60.0]
+    # by 1 s nobody answered: every method ties (2 methods on b, c; 3 on a)
+    assert (at1["answered"] == 0).all() and at1.loc["CV grid 25", "avg_rank"] == pytest.approx(
+        (2 + 1.5 + 1.5) / 3
+    )
+    ours, peer = at60.loc["CV grid 25"], at60.loc["GridSearchCV 25"]
+    assert ours["answered"] == 3 and peer["answered"] == 2
+    # ranks on a: peer 1, ours 2, Platt 3 (no answer); b: ours 1, peer 2; c: ours 1, peer 2
+    assert ours["avg_rank"] == pytest.approx(4 / 3) and peer["avg_rank"] == pytest.approx(5 / 3)
+    assert at60.loc["Platt + gradient", "avg_rank"] == pytest.approx(3.0)
+    # paired over a and b only: differences +2 and -3 points
+    assert ours["pairs"] == 2 and ours["mean_diff"] == pytest.approx(-0.5)
+    half = 12.706 * np.std([2.0, -3.0], ddof=1) / np.sqrt(2)  # t_{0.975, 1}
+    assert ours["low"] == pytest.approx(-0.5 - half, rel=1e-3)
+    assert ours["p_better"] + ours["p_rope"] + ours["p_worse"] == pytest.approx(1.0)
+    assert ours["error"] == pytest.approx(100 * np.mean(list(ours_err.values())))

@@ -1,0 +1,253 @@
+"""The large benchmark's verdict at CPU budgets and its size ladder (for ``benchmark_large.py``).
+
+A tuning run's *answer at a budget of B CPU seconds* is what a user who stops it at B holds:
+
+- a svmtune run (which keeps an anytime trace) answers with the incumbent after the last
+  evaluation that finished within B seconds;
+- a peer (a scikit-learn or Optuna search, which cannot be stopped part-way) answers only if its
+  whole run took at most B seconds;
+- a run that failed or refused (a size limit) answers at no budget.
+
+At each budget the methods are compared three ways, each saying what it leaves out:
+
+- the mean test error over the runs that answered, and how many answered;
+- the average rank over every problem, where a method without an answer ranks below every
+  method with one (tied with the others without one): at a budget, having no model is worse
+  than having any;
+- each method against the pre-planned baseline, paired over the problems where both answered:
+  the mean difference of test error with its 95 % Student t interval, and Benavoli, Corani,
+  Demšar and Zaffalon's Bayesian signed-rank test ("Time for a change: a tutorial for comparing
+  multiple classifiers through Bayesian analysis", JMLR 2017) with a region of practical
+  equivalence of one point (:meth:`svmtune.study.Comparison.bayesian_signed_rank`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from svmtune.study import compare
+
+#: Half-width of the region of practical equivalence: one point of test error.
+ROPE = 0.01
+#: Cell statuses that carry an answer (a run stopped at the study's budget keeps its trace).
+FINISHED = ("ok", "timeout")
+
+
+def answers(
+    cells: pd.DataFrame, traces: pd.DataFrame, *, peers: Iterable[str], budgets: Sequence[float]
+) -> pd.DataFrame:
+    """One row per (dataset, split, method, budget): ``error`` (the answer's test error, a
+    fraction; NaN without one) and ``cpu_s`` (the CPU seconds spent to reach it)."""
+    peers = set(peers)
+    rows = []
+    by_run = {k: t for k, t in traces.groupby(["dataset", "split", "method"], sort=False)}
+    for cell in cells.itertuples(index=False):
+        key = (cell.dataset, cell.split, cell.method)
+        tr = by_run.get(key)
+        for b in budgets:
+            err = cpu = math.nan
+            if cell.status in FINISHED:
+                if cell.method in peers:
+                    if cell.cpu_s <= b:
+                        err, cpu = cell.test_error, cell.cpu_s
+                elif tr is not None:
+                    done = tr[(tr["cum_cpu_s"] <= b) & tr["incumbent_test_error"].notna()]
+                    if len(done):
+                        err = done["incumbent_test_error"].iloc[-1]
+                        cpu = done["cum_cpu_s"].iloc[-1]
+            rows.append(
+                dict(
+                    zip(("dataset", "split", "method"), key, strict=True),
+                    budget=b,
+                    error=err,
+                    cpu_s=cpu,
+                )
+            )
+    return pd.DataFrame(rows, columns=["dataset", "split", "method", "budget", "error", "cpu_s"])
+
+
+def at_budgets(answered: pd.DataFrame) -> pd.DataFrame:
+    """Mean test error (percent) of each method's answers at each budget and how many runs
+    answered: indexed by method, columns ``error_<B>s`` and ``answered_<B>s``."""
+    g = (100 * answered.set_index(["method", "budget"])["error"]).groupby(level=[0, 1])
+    out = pd.DataFrame({"error": g.mean(), "answered": g.count()}).unstack("budget")
+    out.columns = [f"{what}_{b:g}s" for what, b in out.columns]
+    return out
+
+
+def _ranks(errors: pd.DataFrame, present: pd.DataFrame) -> pd.Series:
+    """Average rank per method (columns) over the problems (rows) where it has a cell
+    (``present``): lowest error 1, ties averaged, a NaN (no answer) below every answer, tied
+    with the other NaNs."""
+    filled = errors.fillna(np.inf).where(present)  # inf == inf: those without an answer tie
+    return filled.rank(axis=1, method="average").mean()
+
+
+def _against(errors: pd.DataFrame, method: str, baseline: str) -> dict:
+    """``method`` against ``baseline`` over the problems where both answered."""
+    both = errors[[method, baseline]].dropna()
+    row: dict = {"pairs": len(both)}
+    d = 100 * (both[method] - both[baseline]).to_numpy()
+    row["mean_diff"] = float(d.mean()) if d.size else math.nan
+    row["low"] = row["high"] = math.nan
+    if d.size >= 2:
+        from scipy.stats import t as student
+
+        half = float(student.ppf(0.975, d.size - 1) * d.std(ddof=1) / math.sqrt(d.size))
+        row["low"], row["high"] = row["mean_diff"] - half, row["mean_diff"] + half
+    row.update(p_better=math.nan, p_rope=math.nan, p_worse=math.nan, verdict="")
+    if len(both) >= 2:
+        long = (
+            both.rename_axis("dataset")
+            .reset_index()
+            .melt(id_vars="dataset", var_name="method", value_name="test_error")
+        )
+        long["split"], long["status"], long["cpu_s"] = 0, "ok", 0.0
+        c = compare(long, methods=[baseline, method], baseline=baseline)
+        bayes = c.bayesian_signed_rank(rope=ROPE).loc[method]
+        row.update({k: bayes[k] for k in ("p_better", "p_rope", "p_worse", "verdict")})
+    return row
+
+
+def budget_verdict(answered: pd.DataFrame, *, baseline: str) -> pd.DataFrame:
+    """Per budget and method: ``answered`` runs, mean ``error`` [%] over them, ``avg_rank``
+    over every problem (no answer ranks last), and against ``baseline`` over the problems where
+    both answered: ``pairs``, ``mean_diff`` [points] with its 95 % interval (``low``,
+    ``high``), the Bayesian signed-rank probabilities and ``verdict``."""
+    rows = []
+    for b, part in answered.groupby("budget"):
+        # one value per problem: the mean over its splits that answered
+        errors = part.pivot_table(index="dataset", columns="method", values="error", dropna=False)
+        present = part.pivot_table(
+            index="dataset", columns="method", values="budget", aggfunc="size"
+        )
+        counts = part.groupby("method")["error"].count()
+        ranks = _ranks(errors, present.reindex_like(errors).notna())
+        for m in errors.columns:
+            row = {"budget": b, "method": m, "answered": int(counts[m])}
+            row["error"] = 100 * float(part.loc[part["method"] == m, "error"].mean())
+            row["avg_rank"] = float(ranks[m])
+            if m != baseline and baseline in errors.columns:
+                row.update(_against(errors, m, baseline))
+            rows.append(row)
+    out = pd.DataFrame(rows)
+    return out.sort_values(["budget", "avg_rank"], kind="stable").set_index(["budget", "method"])
+
+
+def size_ladder(cells: pd.DataFrame, sizes: Mapping[str, int]) -> pd.DataFrame:
+    """Each method's slope of log CPU seconds on log training size over the ladder's problems
+    (``sizes``: problem -> nominal training size; least squares over every finished cell, NaN
+    with fewer than two sizes), with the mean test error (percent) and CPU seconds at each
+    nominal size."""
+    gen = cells[cells["dataset"].isin(list(sizes)) & cells["status"].isin(FINISHED)].copy()
+    gen["size"] = [sizes[d] for d in gen["dataset"]]
+    rows = []
+    for m, part in gen.groupby("method"):
+        x, y = np.log(part["n_train"].to_numpy(float)), np.log(part["cpu_s"].to_numpy(float))
+        slope = float(np.polyfit(x, y, 1)[0]) if part["size"].nunique() >= 2 else math.nan
+        row = {"method": m, "slope": slope}
+        for n, at in part.groupby("size"):
+            row[f"cpu_s_{n}"] = at["cpu_s"].mean()
+            row[f"error_{n}"] = 100 * at["test_error"].mean()
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("method")
+
+
+def ladder_figure(cells: pd.DataFrame, sizes: Mapping[str, int], *, budget: float):
+    """Two panels over the ladder's training sizes (log axes): each method's mean CPU seconds
+    of a tuning run (the budget drawn as a line) and its mean test error; a marker per size."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    gen = cells[cells["dataset"].isin(list(sizes)) & cells["status"].isin(FINISHED)].copy()
+    gen["size"] = [sizes[d] for d in gen["dataset"]]
+    means = gen.groupby(["method", "size"])[["cpu_s", "test_error"]].mean()
+    methods = list(dict.fromkeys(gen["method"]))
+    fig = Figure(figsize=(10, 4.2), layout="constrained")
+    ax_cpu, ax_err = fig.subplots(1, 2)
+    colours = matplotlib.colormaps["tab20"](np.linspace(0, 1, max(len(methods), 2)))
+    markers = "osD^v<>pPX*hH+x"
+    for i, m in enumerate(methods):
+        at = means.loc[m]
+        style = dict(color=colours[i], marker=markers[i % len(markers)], ms=4, lw=1.2, label=m)
+        ax_cpu.plot(at.index, at["cpu_s"], **style)
+        ax_err.plot(at.index, 100 * at["test_error"], **style)
+    ax_cpu.axhline(budget, color="0.4", ls="--", lw=0.8)
+    ax_cpu.annotate(f"budget {budget:g} s", (0.02, budget), xycoords=("axes fraction", "data"),
+                    va="bottom", fontsize=8, color="0.3")  # fmt: skip
+    ax_cpu.set(xscale="log", yscale="log", xlabel="training points", ylabel="CPU seconds per run")
+    ax_err.set(xscale="log", xlabel="training points", ylabel="test error [%] (mean of problems)")
+    for ax in (ax_cpu, ax_err):
+        ax.grid(True, which="major", lw=0.4, alpha=0.5)
+    ax_err.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    return fig
+
+
+def to_markdown(df: pd.DataFrame, digits: int = 3) -> str:
+    """A markdown table of ``df`` (index first; NaN as an empty cell)."""
+
+    def cell(v: object) -> str:
+        if isinstance(v, float):
+            return "" if math.isnan(v) else f"{v:.{digits}g}"
+        return str(v)
+
+    head = [df.index.name or "", *map(str, df.columns)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += [
+        "| " + " | ".join([str(i), *map(cell, r)]) + " |"
+        for i, r in zip(df.index, df.values, strict=True)
+    ]
+    return "\n".join(lines)
+
+
+def report_sections(
+    verdict: pd.DataFrame, ladder: pd.DataFrame, *, baseline: str, figure: str | None
+) -> str:
+    """``report.md``'s sections on the verdict at budgets and the size ladder (markdown)."""
+    how = re.sub(r":\w+:`([^`]+)`", r"`\1`", __doc__.split("\n\n", 1)[1].strip())
+    out = ["## The verdict at CPU budgets", "", how, ""]
+    for b, part in verdict.groupby(level="budget"):
+        t = part.droplevel("budget")
+        t = t.reindex(columns=[*t.columns, *({"low", "high"} - set(t.columns))])
+        t["ci"] = [
+            "" if math.isnan(lo) else f"{lo:+.2f} to {hi:+.2f}"
+            for lo, hi in zip(t["low"], t["high"], strict=True)
+        ]
+        cols = ["answered", "error", "avg_rank", "pairs", "mean_diff", "ci", "p_better", "p_rope",
+                "p_worse", "verdict"]  # fmt: skip
+        t = t.reindex(columns=cols)
+        t.columns = ["answered", "test error [%]", "avg rank", "pairs", "diff [points]",
+                     "95% CI", "p_better", "p_rope", "p_worse", "verdict"]  # fmt: skip
+        out += [f"### Within {b:g} CPU seconds (against {baseline})", "", to_markdown(t), ""]
+    out += ["## The size ladder", ""]
+    out += [
+        "Breiman's generated problems at each training size (mean over the generators): each "
+        "method's CPU seconds per tuning run and test error, and the slope of log CPU seconds "
+        "on log training size (least squares over every finished cell). A run stopped at the "
+        "budget flattens its slope: read the slope where the CPU column stays below the budget.",
+        "",
+    ]
+    if figure:
+        out += [f"![The size ladder]({figure})", ""]
+    out += [to_markdown(ladder.sort_values("slope")), ""]
+    return "\n".join(out)
+
+
+def append_to_report(
+    report: Path, text: str, *, marker: str = "## The verdict at CPU budgets"
+) -> None:
+    """Put ``text`` at the end of ``report`` (replacing an earlier copy from ``marker`` on)."""
+    if not report.is_file():
+        report.write_text(text + "\n", encoding="utf-8")
+        return
+    old = report.read_text(encoding="utf-8")
+    head = old.split(marker, 1)[0].rstrip("\n")
+    report.write_text(head + "\n\n" + text + "\n", encoding="utf-8")
