@@ -197,10 +197,12 @@ def estimate(
     """Expected CPU of the study as defined (``studies/benchmark_large.py``, its environment's
     sizes), one row per problem, plus rows for generated problems at ``extra_sizes`` that the
     study does not run (how long they would need)."""
-    import runpy
     from pathlib import Path
 
-    g = runpy.run_path(str(Path(__file__).resolve().parents[1] / "studies/benchmark_large.py"))
+    from svmtune.study import load_study_module
+
+    study_file = Path(__file__).resolve().parents[1] / "studies/benchmark_large.py"
+    g = vars(load_study_module(study_file))
     budget, splits = g["BUDGET_S"], g["N_SPLITS"]
     sizes = {}
     for name, spec in list(g["PROBLEMS"].items())[: g["N_DATASETS"]]:

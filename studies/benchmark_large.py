@@ -39,7 +39,7 @@ The pre-planned baseline: :data:`BASELINE`, ``GridSearchCV 25`` (what users reac
 before the study runs.
 
 The full run (not yet made; 24 problems x 1 split x 13 methods, sized by
-``benchmarks/large_sizing.py`` from measured costs of one evaluation: about 8.7 CPU hours,
+``benchmarks/large_sizing.py`` from measured costs of one evaluation: about 8.6 CPU hours,
 4.3 hours on two cores, half of it on the 30,000-point rung, a quarter on letter-halves)::
 
     nice -n 5 svmtune run studies/benchmark_large.py --n-jobs 2
