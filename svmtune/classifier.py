@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from svmtune._memory import block_shape
+from svmtune._memory import block_rows, block_shape
 from svmtune._validation import check_X
 from svmtune.kernels import KernelModel
 
@@ -20,6 +20,7 @@ __all__ = [
     "KernelExpansion",
     "block_shape",
     "decision_tolerance",
+    "decisions_from_columns",
     "expansion_from_solution",
     "labels_from_decisions",
 ]
@@ -54,6 +55,58 @@ def decision_tolerance(scale: ArrayLike, n_terms: int) -> NDArray[np.float64]:
     """
     eps = float(np.finfo(np.float64).eps)
     return ROUNDOFF_EPS_PER_TERM * eps * max(int(n_terms), 1) * np.asarray(scale, dtype=np.float64)
+
+
+def decisions_from_columns(
+    read: Callable[[int, int], NDArray[np.float64]],
+    coef: ArrayLike,
+    b: float,
+    *,
+    size: int,
+    width: int,
+    memory_budget: int,
+    with_tolerance: bool = False,
+) -> tuple[NDArray[np.float64], NDArray[np.float64] | None]:
+    """Decision values ``K @ coef + b`` of ``size`` points, the kernel columns read in blocks.
+
+    ``read(lo, hi)`` returns the kernel values of the points against expansion vectors
+    ``lo:hi`` (shape ``(size, hi - lo)``), a new array (it is overwritten); a block holds as
+    many vectors as rows of ``width`` doubles fit ``memory_budget`` bytes
+    (:func:`~svmtune._memory.block_rows`; ``width`` is what one vector's read holds at once).
+    With ``with_tolerance`` the round-off bound of each decision comes too
+    (:func:`decision_tolerance` of ``sum_i |coef_i K_i| + |b|``), else None.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> K = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.25]])
+    >>> coef = np.array([1.0, -2.0, 4.0])
+    >>> f, tol = decisions_from_columns(
+    ...     lambda lo, hi: K[:, lo:hi].copy(), coef, 0.5, size=2, width=2, memory_budget=16
+    ... )
+    >>> f.tolist(), tol
+    ([0.5, 0.0], None)
+    >>> f, tol = decisions_from_columns(
+    ...     lambda lo, hi: K[:, lo:hi].copy(), coef, 0.5, size=2, width=2,
+    ...     memory_budget=16, with_tolerance=True,
+    ... )
+    >>> bool(np.all(tol == decision_tolerance(np.abs(K) @ np.abs(coef) + 0.5, 4)))
+    True
+    """
+    c = np.asarray(coef, dtype=np.float64)
+    out = np.full(int(size), float(b))
+    scale = np.full(int(size), abs(float(b))) if with_tolerance else None
+    abs_coef = np.abs(c) if with_tolerance else c
+    step = block_rows(width, memory_budget)
+    for lo in range(0, c.size, step):
+        hi = min(lo + step, c.size)
+        K = read(lo, hi)
+        out += K @ c[lo:hi]
+        if scale is not None:
+            scale += np.abs(K, out=K) @ abs_coef[lo:hi]
+    if scale is None:
+        return out, None
+    return out, decision_tolerance(scale, c.size + 1)
 
 
 def labels_from_decisions(decision: ArrayLike, tolerance: ArrayLike = 0.0) -> NDArray[np.float64]:

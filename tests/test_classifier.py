@@ -3,7 +3,12 @@
 import numpy as np
 import pytest
 
-from svmtune.classifier import KernelExpansion, decision_tolerance, labels_from_decisions
+from svmtune.classifier import (
+    KernelExpansion,
+    decision_tolerance,
+    decisions_from_columns,
+    labels_from_decisions,
+)
 from svmtune.datasets import fischetti_split, load
 from svmtune.kernels import RBF, Linear
 from svmtune.objectives import LOOEstimate
@@ -150,3 +155,34 @@ def test_an_expansion_longer_than_the_budget_goes_by_columns():
 def test_bad_memory_budget_is_named(budget):
     with pytest.raises(ValueError, match=f"memory_budget .*{budget!r}"):
         _expansion(3, memory_budget=budget)
+
+
+@pytest.mark.parametrize(
+    ("n_vectors", "width", "budget"),
+    [(0, 7, 800), (1, 7, 8), (30, 7, 8 * 7 * 4), (30, 7, 8 * 7 * 4 + 55), (30, 50, 8 * 7)],
+)
+def test_decisions_from_columns_read_every_vector_once_within_the_budget(n_vectors, width, budget):
+    # decisions and their round-off bounds: the direct sum's, each vector read once, in order,
+    # in blocks of as many vectors as rows of `width` doubles fit the budget (at least one)
+    rng = np.random.default_rng(n_vectors + width)
+    K = rng.normal(size=(7, n_vectors)) * 10.0 ** rng.integers(-3, 3, size=n_vectors)
+    coef = rng.normal(size=n_vectors)
+    b = -0.3
+    blocks = []
+
+    def read(lo, hi):
+        blocks.append((lo, hi))
+        return K[:, lo:hi].copy()
+
+    f, tol = decisions_from_columns(
+        read, coef, b, size=7, width=width, memory_budget=budget, with_tolerance=True
+    )
+    per_block = max(1, budget // (8 * width))
+    assert [lo for lo, _ in blocks] == list(range(0, n_vectors, per_block))
+    assert all(hi - lo == min(per_block, n_vectors - lo) for lo, hi in blocks)
+    exact = (K @ coef + b) if n_vectors else np.full(7, b)
+    scale = np.abs(K) @ np.abs(coef) + abs(b)
+    assert np.all(np.abs(f - exact) <= decision_tolerance(scale, n_vectors + 1))
+    assert tol == pytest.approx(decision_tolerance(scale, n_vectors + 1), rel=1e-12)
+    g, none = decisions_from_columns(read, coef, b, size=7, width=width, memory_budget=budget)
+    assert none is None and np.array_equal(g, f)

@@ -9,8 +9,8 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from svmtune._memory import block_rows, split_budget
-from svmtune.classifier import decision_tolerance, expansion_from_solution
+from svmtune._memory import split_budget
+from svmtune.classifier import decisions_from_columns, expansion_from_solution
 from svmtune.objectives._settle import Decide, Solve
 from svmtune.objectives._svm_objective import BoundSVMObjective
 from svmtune.solvers import SMO, KernelRows, SMOResult
@@ -67,18 +67,16 @@ def fold_parts(
     def from_rows(
         res: SMOResult, read: Callable[[NDArray[np.intp]], NDArray[np.float64]], width: int
     ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Decisions from ``read(s)`` (``K[va, s]`` for support vectors ``s``), the support
-        vectors taken in blocks of ``width`` doubles each within the block budget."""
+        """Decisions and their round-off bounds from ``read(s)`` (``K[va, s]`` for support
+        vectors ``s``), the support vectors taken in blocks of ``width`` doubles each within
+        the block budget."""
         sv = np.flatnonzero(res.alpha)
-        dec = np.full(va.size, res.b)
-        scale = np.full(va.size, abs(res.b))
-        step = block_rows(width, block_budget)
-        for lo in range(0, sv.size, step):
-            s = sv[lo : lo + step]
-            Kv = read(s)
-            dec += Kv @ (res.alpha[s] * y[s])
-            scale += np.abs(Kv, out=Kv) @ res.alpha[s]
-        return dec, decision_tolerance(scale, sv.size + 1)
+        dec, tol = decisions_from_columns(
+            lambda lo, hi: read(sv[lo:hi]), res.alpha[sv] * y[sv], res.b, size=va.size,
+            width=width, memory_budget=block_budget, with_tolerance=True,
+        )  # fmt: skip
+        assert tol is not None
+        return dec, tol
 
     if rows is not None:
         store = rows

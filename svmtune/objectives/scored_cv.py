@@ -17,8 +17,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from svmtune._memory import block_rows
-from svmtune.classifier import KernelExpansion, expansion_from_solution
+from svmtune.classifier import KernelExpansion, decisions_from_columns, expansion_from_solution
 from svmtune.objectives._base import Outcome
 from svmtune.objectives._svm_objective import BoundSVMObjective, SVMObjective
 from svmtune.solvers.smo import BLOCK_SHARE, DEFAULT_MEMORY_BUDGET, check_gram
@@ -234,10 +233,10 @@ class _BoundScoredCV(BoundSVMObjective):
     ) -> NDArray[np.float64]:
         """``K[test, sv] @ coef + b``, the support vectors' columns in blocks within the
         memory budget's block share (beside the Gram matrix and its statistics)."""
-        out = np.full(test.size, b)
-        step = block_rows(test.size, int(BLOCK_SHARE * self.objective.memory_budget))
-        for lo in range(0, sv.size, step):
-            out += K[np.ix_(test, sv[lo : lo + step])] @ coef[lo : lo + step]
+        out, _ = decisions_from_columns(
+            lambda lo, hi: K[np.ix_(test, sv[lo:hi])], coef, b, size=test.size,
+            width=test.size, memory_budget=int(BLOCK_SHARE * self.objective.memory_budget),
+        )  # fmt: skip
         return out
 
     def classifier(self, params: Mapping[str, float]) -> KernelExpansion:

@@ -167,8 +167,8 @@ def test_value_of_separated_margin_free_data_tends_to_zero():
 
 def test_warm_start_saves_iterations():
     Xtr, ytr, _, _ = HEART
-    cold = PlattError(warm_start=False).bind(Xtr, ytr, kernel=RBF())
-    warm = PlattError().bind(Xtr, ytr, kernel=RBF())
+    cold = PlattError().bind(Xtr, ytr, kernel=RBF())  # the default starts cold
+    warm = PlattError(warm_start=True).bind(Xtr, ytr, kernel=RBF())
     for b in (cold, warm):
         b.evaluate({"C": 10.0, "gamma": 0.05})
     c = cold.evaluate({"C": 10.0, "gamma": 0.052})

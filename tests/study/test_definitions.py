@@ -151,7 +151,7 @@ NON_DEFAULT = {
         random_state=5,
         tol=1e-4,
         sigmoid_tol=1e-8,
-        warm_start=False,
+        warm_start=True,
         max_iter=1000,
         memory_budget=2**20,
     ),
