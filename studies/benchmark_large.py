@@ -259,6 +259,8 @@ study = Study(
 VERDICT_BUDGETS = tuple(b for b in (10.0, 60.0, 600.0) if b <= BUDGET_S) or (BUDGET_S,)
 #: The ladder's problems and their nominal training sizes.
 LADDER_PROBLEMS = {k: v.n_train for k, v in PROBLEMS.items() if isinstance(v, Generated)}
+#: Where the time went is told by KEEL set and by the ladder's rung.
+GROUPS = {k: f"ladder, {n:,} points" for k, n in LADDER_PROBLEMS.items()}
 
 
 def _peers() -> set[str]:
@@ -349,7 +351,8 @@ def figures(study, outdir):
     text = "\n".join(
         ["## Problems", "", f"Budget: {BUDGET_S:g} CPU seconds per tuning run.", "",
          large_verdict.to_markdown(problems), "",
-         large_verdict.report_sections(verdict, ladder, baseline=BASELINE, figure=figure)]
+         large_verdict.report_sections(verdict, ladder, baseline=BASELINE, figure=figure),
+         large_verdict.time_spent(cells, by=GROUPS)]
     )  # fmt: skip
     large_verdict.append_to_report(outdir / "report.md", text, marker="## Problems")
     return paths

@@ -241,6 +241,49 @@ def report_sections(
     return "\n".join(out)
 
 
+def busy_seconds(starts: pd.Series, ends: pd.Series) -> float:
+    """Seconds during which at least one cell ran: the length of the union of the cells'
+    [start, end] intervals (a run interrupted and resumed later counts no gap)."""
+    spans = sorted(zip(starts, ends, strict=True))
+    total, cur_lo, cur_hi = 0.0, None, None
+    for lo, hi in spans:
+        if cur_hi is None or lo > cur_hi:
+            if cur_hi is not None:
+                total += (cur_hi - cur_lo).total_seconds()
+            cur_lo, cur_hi = lo, hi
+        else:
+            cur_hi = max(cur_hi, hi)
+    if cur_hi is not None:
+        total += (cur_hi - cur_lo).total_seconds()
+    return total
+
+
+def time_spent(cells: pd.DataFrame, *, by: Mapping[str, str]) -> str:
+    """``report.md``'s section on where the run's time went: CPU seconds billed by method and by
+    group of problems (``by``: problem -> group), and the wall time the cells took."""
+    done = cells[cells["started_at"].notna() & cells["finished_at"].notna()]
+    cpu = float(done["cpu_s"].sum())
+    busy = busy_seconds(done["started_at"], done["finished_at"])
+    span = (done["finished_at"].max() - done["started_at"].min()).total_seconds()
+    groups = done.assign(group=[by.get(d, d) for d in done["dataset"]])
+    lines = [
+        "## Where the time went",
+        "",
+        f"{len(done)} cells billed {cpu:,.0f} CPU seconds ({cpu / 3600:.1f} CPU hours). Cells "
+        f"ran during {busy / 3600:.2f} hours of wall time (the union of their start-to-end "
+        f"intervals; {span / 3600:.2f} hours from the first start to the last end, pauses "
+        "included).",
+        "",
+    ]
+    for key, title in (("group", "problems"), ("method", "method")):
+        t = groups.groupby(key)["cpu_s"].agg(["count", "sum", "mean", "max"])
+        t["share"] = 100 * t["sum"] / cpu
+        t.columns = ["cells", "CPU s", "mean CPU s", "max CPU s", "share [%]"]
+        t.index.name = title
+        lines += [to_markdown(t.sort_values("CPU s", ascending=False)), ""]
+    return "\n".join(lines)
+
+
 def append_to_report(
     report: Path, text: str, *, marker: str = "## The verdict at CPU budgets"
 ) -> None:
