@@ -288,3 +288,16 @@ def test_budget_verdict_ranks_no_answer_last_and_pairs_only_answered_problems(mo
     assert ours["low"] == pytest.approx(-0.5 - half, rel=1e-3)
     assert ours["p_better"] + ours["p_rope"] + ours["p_worse"] == pytest.approx(1.0)
     assert ours["error"] == pytest.approx(100 * np.mean(list(ours_err.values())))
+
+
+def test_busy_seconds_is_the_union_of_the_cells_intervals(monkeypatch):
+    import pandas as pd
+
+    lv = _definition(monkeypatch)["large_verdict"]
+    t = pd.Timestamp("2026-01-01")
+    s = pd.Series([t, t + pd.Timedelta(seconds=5), t + pd.Timedelta(hours=2)])
+    e = pd.Series(
+        [t + pd.Timedelta(seconds=10), t + pd.Timedelta(seconds=30), s[2] + pd.Timedelta(seconds=4)]
+    )
+    # [0, 10] and [5, 30] overlap: 30 s; the cell two hours later: 4 s; the pause not counted
+    assert lv.busy_seconds(s, e) == 34.0
