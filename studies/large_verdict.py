@@ -140,13 +140,19 @@ def budget_verdict(answered: pd.DataFrame, *, baseline: str) -> pd.DataFrame:
     return out.sort_values(["budget", "avg_rank"], kind="stable").set_index(["budget", "method"])
 
 
+def _ladder_cells(cells: pd.DataFrame, sizes: Mapping[str, int]) -> pd.DataFrame:
+    """The finished cells of the ladder's problems, with their nominal size ``size``."""
+    gen = cells[cells["dataset"].isin(list(sizes)) & cells["status"].isin(FINISHED)].copy()
+    gen["size"] = [sizes[d] for d in gen["dataset"]]
+    return gen
+
+
 def size_ladder(cells: pd.DataFrame, sizes: Mapping[str, int]) -> pd.DataFrame:
     """Each method's slope of log CPU seconds on log training size over the ladder's problems
     (``sizes``: problem -> nominal training size; least squares over every finished cell, NaN
     with fewer than two sizes), with the mean test error (percent) and CPU seconds at each
     nominal size."""
-    gen = cells[cells["dataset"].isin(list(sizes)) & cells["status"].isin(FINISHED)].copy()
-    gen["size"] = [sizes[d] for d in gen["dataset"]]
+    gen = _ladder_cells(cells, sizes)
     rows = []
     for m, part in gen.groupby("method"):
         x, y = np.log(part["n_train"].to_numpy(float)), np.log(part["cpu_s"].to_numpy(float))
@@ -167,8 +173,7 @@ def ladder_figure(cells: pd.DataFrame, sizes: Mapping[str, int], *, budget: floa
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    gen = cells[cells["dataset"].isin(list(sizes)) & cells["status"].isin(FINISHED)].copy()
-    gen["size"] = [sizes[d] for d in gen["dataset"]]
+    gen = _ladder_cells(cells, sizes)
     means = gen.groupby(["method", "size"])[["cpu_s", "test_error"]].mean()
     methods = list(dict.fromkeys(gen["method"]))
     fig = Figure(figsize=(10, 4.2), layout="constrained")
