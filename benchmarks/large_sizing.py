@@ -165,8 +165,9 @@ WORK = {
 #: Peers the study refuses above a size (the study file's constant naming it): stored as over
 #: budget with their extrapolated need, not run.
 REFUSED_ABOVE = {
-    "RandomizedSearchCV 25": "RANDOM_PEERS_MAX_N",
-    "OptunaSearchCV 25": "RANDOM_PEERS_MAX_N",
+    "GridSearchCV 25": "PEERS_MAX_N",
+    "RandomizedSearchCV 25": "PEERS_MAX_N",
+    "OptunaSearchCV 25": "PEERS_MAX_N",
 }
 #: Largest training part PlattError's default memory_budget (256 MiB for 16 n^2 bytes) takes.
 PLATT_MAX_N = 4_096

@@ -219,17 +219,17 @@ def test_the_sizing_bills_each_run_at_most_its_budget_and_reports_what_is_not_ru
     assert scaled["needed_cpu_s"] == pytest.approx(3 * plain["needed_cpu_s"], abs=2)
 
 
-def test_a_random_search_peer_refuses_the_largest_problems_with_what_it_would_need(monkeypatch):
-    """Above RANDOM_PEERS_MAX_N training points RandomizedSearchCV and OptunaSearchCV are
+def test_a_whole_search_peer_refuses_the_largest_problems_with_what_it_would_need(monkeypatch):
+    """Above PEERS_MAX_N training points GridSearchCV, RandomizedSearchCV and OptunaSearchCV are
     stored as over budget (their fit refuses at once, naming the CPU seconds it would need);
     below it they are scikit-learn's searches, unchanged."""
     from sklearn.base import clone
     from sklearn.model_selection import RandomizedSearchCV
 
     g = _definition(monkeypatch)
-    cap = g["RANDOM_PEERS_MAX_N"]
+    cap = g["PEERS_MAX_N"]
     assert 8_000 < cap < 30_000  # the ladder's top rung only
-    for name in ("RandomizedSearchCV 25", "OptunaSearchCV 25"):
+    for name in ("GridSearchCV 25", "RandomizedSearchCV 25", "OptunaSearchCV 25"):
         if name not in g["METHODS"]:
             continue  # the peers extra is not installed
         est = clone(g["METHODS"][name].estimator)
@@ -240,6 +240,8 @@ def test_a_random_search_peer_refuses_the_largest_problems_with_what_it_would_ne
             est.fit(X, y)
     search = g["METHODS"]["RandomizedSearchCV 25"].estimator
     assert isinstance(search, RandomizedSearchCV) and search.n_iter == 25
+    # HalvingGridSearchCV is not refused: it answers within the budget at the top rung
+    assert type(g["METHODS"]["HalvingGridSearchCV 25"].estimator).__name__ == "HalvingGridSearchCV"
     # the need is 126 fits of the fitted power law on 4/5 of the points
     a, b = g["SVC_FIT_CPU"]
     assert g["_fit_need"](126, 30_000) == pytest.approx(126 * np.exp(a) * 24_000**b)
