@@ -33,14 +33,16 @@ study's ``max_cpu_seconds``, :func:`svmtune.tuners.cpu_budget`, checked between 
 the run's set-up included): svmtune's tuners stop there and keep their anytime trace (the cell
 is stored with status ``"timeout"`` and the best values found until then); a peer cannot be
 stopped part-way, so a peer that runs past it is stored with its values and status
-``"timeout"``, never dropped. An evaluation in progress is not interrupted.
+``"timeout"``, never dropped. Above :data:`PEERS_MAX_N` training points the peers that run a
+whole search (all but ``HalvingGridSearchCV``) are stored as over budget with the CPU seconds
+they would need, not run. An evaluation in progress is not interrupted.
 
 The pre-planned baseline: :data:`BASELINE`, ``GridSearchCV 25`` (what users reach for), named
 before the study runs.
 
 The full run (not yet made; 24 problems x 1 split x 13 methods, sized by
-``benchmarks/large_sizing.py`` from measured costs of one evaluation: about 8.6 CPU hours,
-4.3 hours on two cores, half of it on the 30,000-point rung, a quarter on letter-halves)::
+``benchmarks/large_sizing.py`` from measured costs of one evaluation: about 7.3 CPU hours,
+3.6 hours on two cores, two fifths of it on the 30,000-point rung, a third on letter-halves)::
 
     nice -n 5 svmtune run studies/benchmark_large.py --n-jobs 2
 
