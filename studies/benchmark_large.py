@@ -362,4 +362,5 @@ def figures(study, outdir):
          large_verdict.time_spent(cells, by=GROUPS)]
     )  # fmt: skip
     large_verdict.append_to_report(outdir / "report.md", text, marker="## Problems")
+    large_verdict.point_to_budget_verdict(outdir / "report.md")
     return paths

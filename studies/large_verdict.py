@@ -283,10 +283,33 @@ def time_spent(cells: pd.DataFrame, *, by: Mapping[str, str]) -> str:
     for key, title in (("group", "problems"), ("method", "method")):
         t = groups.groupby(key)["cpu_s"].agg(["count", "sum", "mean", "max"])
         t["share"] = 100 * t["sum"] / cpu
+        t = t.sort_values("sum", ascending=False)
+        for col in ("sum", "mean", "max"):
+            t[col] = [f"{v:,.0f}" if v == v else "" for v in t[col]]
+        t["share"] = [f"{v:.1f}" for v in t["share"]]
         t.columns = ["cells", "CPU s", "mean CPU s", "max CPU s", "share [%]"]
         t.index.name = title
-        lines += [to_markdown(t.sort_values("CPU s", ascending=False)), ""]
+        lines += [to_markdown(t), ""]
     return "\n".join(lines)
+
+
+#: Put under the generic report's "## Verdict" heading: which verdict is this suite's.
+VERDICT_NOTE = (
+    'This suite\'s verdict is the one at CPU budgets ("The verdict at CPU budgets", below). '
+    "The comparison in this section is the main benchmark's: it keeps only the problems on which "
+    "every method finished ok, and here a run stopped at the budget, a peer refused above its "
+    "size limit or Platt's error refused above its memory limit drops the problem from it."
+)
+
+
+def point_to_budget_verdict(report: Path, note: str = VERDICT_NOTE) -> None:
+    """Put ``note`` first under ``report``'s ``## Verdict`` heading (once; none if absent)."""
+    if not report.is_file():
+        return
+    text = report.read_text(encoding="utf-8")
+    head = "## Verdict\n\n"
+    if head in text and note not in text:
+        report.write_text(text.replace(head, head + note + "\n\n", 1), encoding="utf-8")
 
 
 def append_to_report(

@@ -303,3 +303,22 @@ def test_busy_seconds_is_the_union_of_the_cells_intervals(monkeypatch):
     )
     # [0, 10] and [5, 30] overlap: 30 s; the cell two hours later: 4 s; the pause not counted
     assert lv.busy_seconds(s, e) == 34.0
+
+
+def test_the_report_points_its_generic_verdict_to_the_verdict_at_budgets(tmp_path, monkeypatch):
+    """The note goes first under "## Verdict", once however often the figures are rewritten, and
+    a report without that heading is left as it is."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "studies"))
+    import large_verdict
+
+    report = tmp_path / "report.md"
+    report.write_text("# t\n\n## Verdict\n\nNo comparison.\n", encoding="utf-8")
+    for _ in range(2):
+        large_verdict.point_to_budget_verdict(report)
+    text = report.read_text(encoding="utf-8")
+    assert text.count(large_verdict.VERDICT_NOTE) == 1
+    assert text.index(large_verdict.VERDICT_NOTE) < text.index("No comparison.")
+    other = tmp_path / "other.md"
+    other.write_text("# t\n\n## Problems\n", encoding="utf-8")
+    large_verdict.point_to_budget_verdict(other)
+    assert other.read_text(encoding="utf-8") == "# t\n\n## Problems\n"
