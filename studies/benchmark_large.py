@@ -355,10 +355,22 @@ def figures(study, outdir):
             fig.savefig(outdir / f"size_ladder.{ext}", dpi=150)
             paths.append(outdir / f"size_ladder.{ext}")
         figure = "size_ladder.png"
+    # the ranks on a fine grid of budgets, for the figure (the tables keep VERDICT_BUDGETS)
+    grid = np.geomspace(1.0, BUDGET_S, 21).round(2)
+    curves = large_verdict.rank_curves(
+        large_verdict.answers(cells, traces, peers=_peers(), budgets=grid)
+    )
+    curves.to_csv(outdir / "rank_at_budgets.csv", float_format="%.6g")
+    paths.append(outdir / "rank_at_budgets.csv")
+    fig = large_verdict.rank_figure(curves, budget=BUDGET_S)
+    for ext in ("png", "pdf"):
+        fig.savefig(outdir / f"rank_at_budgets.{ext}", dpi=150)
+        paths.append(outdir / f"rank_at_budgets.{ext}")
     text = "\n".join(
         ["## Problems", "", f"Budget: {BUDGET_S:g} CPU seconds per tuning run.", "",
          large_verdict.to_markdown(problems), "",
-         large_verdict.report_sections(verdict, ladder, baseline=BASELINE, figure=figure),
+         large_verdict.report_sections(verdict, ladder, baseline=BASELINE, figure=figure,
+                                       rank_figure="rank_at_budgets.png"),
          large_verdict.time_spent(cells, by=GROUPS)]
     )  # fmt: skip
     large_verdict.append_to_report(outdir / "report.md", text, marker="## Problems")

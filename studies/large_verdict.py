@@ -89,6 +89,56 @@ def _ranks(errors: pd.DataFrame, present: pd.DataFrame) -> pd.Series:
     return filled.rank(axis=1, method="average").mean()
 
 
+def rank_curves(answered: pd.DataFrame) -> pd.DataFrame:
+    """Per budget (rows) and method (columns): the average rank over every problem where the
+    method has a cell (no answer ranks last, as in :func:`budget_verdict`) and the share of its
+    runs that answered; columns a two-level index (``avg_rank`` / ``answered``, method)."""
+    out = {}
+    for b, part in answered.groupby("budget"):
+        errors = part.pivot_table(index="dataset", columns="method", values="error", dropna=False)
+        present = part.pivot_table(
+            index="dataset", columns="method", values="budget", aggfunc="size"
+        )
+        ranks = _ranks(errors, present.reindex_like(errors).notna())
+        share = part.groupby("method")["error"].apply(lambda e: float(e.notna().mean()))
+        out[b] = pd.concat({"avg_rank": ranks, "answered": share})
+    frame = pd.DataFrame(out).T
+    frame.index.name = "budget"
+    return frame
+
+
+def rank_figure(curves: pd.DataFrame, *, budget: float):
+    """Two panels against the CPU budget (log axis): each method's average rank (1 = best;
+    lower is better) and the share of its runs with an answer within the budget."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    methods = list(curves["avg_rank"].columns)
+    final = curves["avg_rank"].iloc[-1].sort_values(kind="stable")
+    methods = list(final.index) + [m for m in methods if m not in final.index]
+    fig = Figure(figsize=(10, 4.2), layout="constrained")
+    ax_rank, ax_ans = fig.subplots(1, 2)
+    colours = matplotlib.colormaps["tab20"](np.linspace(0, 1, max(len(methods), 2)))
+    markers = "osD^v<>pPX*hH+x"
+    x = curves.index.to_numpy(dtype=float)
+    for i, m in enumerate(methods):
+        style = dict(color=colours[i], marker=markers[i % len(markers)], ms=3, lw=1.2, label=m)
+        ax_rank.plot(x, curves[("avg_rank", m)], **style)
+        ax_ans.plot(x, 100 * curves[("answered", m)], **style)
+    ax_rank.set(xscale="log", xlabel="CPU budget per tuning run [s]",
+                ylabel="average rank (1 = lowest test error)")  # fmt: skip
+    ax_rank.invert_yaxis()
+    ax_ans.set(xscale="log", xlabel="CPU budget per tuning run [s]",
+               ylabel="runs with an answer [%]", ylim=(-3, 103))  # fmt: skip
+    for ax in (ax_rank, ax_ans):
+        ax.axvline(budget, color="0.4", ls="--", lw=0.8)
+        ax.grid(True, which="major", lw=0.4, alpha=0.5)
+    ax_ans.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
+    return fig
+
+
 def _against(errors: pd.DataFrame, method: str, baseline: str) -> dict:
     """``method`` against ``baseline`` over the problems where both answered."""
     both = errors[[method, baseline]].dropna()
@@ -214,11 +264,25 @@ def to_markdown(df: pd.DataFrame, digits: int = 3) -> str:
 
 
 def report_sections(
-    verdict: pd.DataFrame, ladder: pd.DataFrame, *, baseline: str, figure: str | None
+    verdict: pd.DataFrame,
+    ladder: pd.DataFrame,
+    *,
+    baseline: str,
+    figure: str | None,
+    rank_figure: str | None = None,
 ) -> str:
     """``report.md``'s sections on the verdict at budgets and the size ladder (markdown)."""
     how = re.sub(r":\w+:`([^`]+)`", r"`\1`", __doc__.split("\n\n", 1)[1].strip())
     out = ["## The verdict at CPU budgets", "", how, ""]
+    if rank_figure:
+        out += [
+            f"![Average rank and runs with an answer against the CPU budget]({rank_figure})",
+            "",
+            "*Each method's average rank over the problems (left; no answer ranks last) and the "
+            "share of its runs with an answer (right) at CPU budgets from 1 s to the study's "
+            "budget (dashed), log-spaced (`rank_at_budgets.csv`).*",
+            "",
+        ]
     for b, part in verdict.groupby(level="budget"):
         t = part.droplevel("budget")
         t = t.reindex(columns=[*t.columns, *({"low", "high"} - set(t.columns))])
@@ -298,7 +362,8 @@ VERDICT_NOTE = (
     'This suite\'s verdict is the one at CPU budgets ("The verdict at CPU budgets", below). '
     "The comparison in this section is the main benchmark's: it keeps only the problems on which "
     "every method finished ok, and here a run stopped at the budget, a peer refused above its "
-    "size limit or Platt's error refused above its memory limit drops the problem from it."
+    "size limit or Platt's error refused above its memory limit drops the problem from it; the "
+    "generic figures below draw only the cells that finished ok."
 )
 
 

@@ -120,7 +120,9 @@ def test_the_reduced_large_benchmark_runs(tmp_path, monkeypatch):
     # the verdict at budgets and the size ladder, from the stored cells and traces
     paths = g["figures"](study, tmp_path / "out")
     names = ["verdict_at_budgets", "size_ladder", "budget_verdict", "problems"]
-    assert [p.name for p in paths] == [f"{n}.csv" for n in names]  # one size: no ladder figure
+    ranks = ["rank_at_budgets.csv", "rank_at_budgets.png", "rank_at_budgets.pdf"]
+    # one size: no ladder figure
+    assert [p.name for p in paths] == [f"{n}.csv" for n in names] + ranks
     verdict = g["verdict_at_budgets"](cells, study.traces())
     assert g["VERDICT_BUDGETS"] == (10.0,)  # those within the smoke run's 20 s budget
     assert (verdict["answered_10s"] == 2).all()  # every run answered within 10 s
@@ -199,8 +201,9 @@ def test_the_sizing_bills_each_run_at_most_its_budget_and_reports_what_is_not_ru
     assert "Platt + gradient" in row["fail"] and "Platt" not in table.loc["twonorm-500", "fail"]
     # the 12 methods defined there (TunedSVC's defaults left out, Platt failing) need
     # 25 + 25 + 12.5 + 25 + 15 + 6 + 10 + 10 = 128.5 evaluations of 30 s (svmtune's) and
-    # 126 + 126 + 42 + 126 fits of 24 s (the peers'); the two random-search peers are not run
-    assert row["methods"] == 10 and "RandomizedSearchCV 25 (over budget" in row["fail"]
+    # 126 + 126 + 42 + 126 fits of 24 s (the peers'); the three whole-search peers are not run
+    assert row["methods"] == 9 and "RandomizedSearchCV 25 (over budget" in row["fail"]
+    assert "GridSearchCV 25 (over budget" in row["fail"] and "Halving" not in row["fail"]
     assert row["needed_cpu_s"] == pytest.approx(128.5 * 30 + 420 * 24, rel=1e-6)
     assert row["expected_cpu_s"] < row["needed_cpu_s"]
     assert table.loc["twonorm-500", "expected_cpu_s"] == table.loc["twonorm-500", "needed_cpu_s"]
@@ -290,6 +293,14 @@ def test_budget_verdict_ranks_no_answer_last_and_pairs_only_answered_problems(mo
     assert ours["low"] == pytest.approx(-0.5 - half, rel=1e-3)
     assert ours["p_better"] + ours["p_rope"] + ours["p_worse"] == pytest.approx(1.0)
     assert ours["error"] == pytest.approx(100 * np.mean(list(ours_err.values())))
+    # the curves behind the rank figure give the same ranks, and the share of runs answered
+    curves = lv.rank_curves(answered)
+    assert curves.loc[60.0, ("avg_rank", "CV grid 25")] == pytest.approx(4 / 3)
+    assert curves.loc[60.0, ("avg_rank", "Platt + gradient")] == pytest.approx(3.0)
+    assert curves.loc[60.0, ("answered", "GridSearchCV 25")] == pytest.approx(2 / 3)
+    assert curves.loc[1.0, ("answered", "CV grid 25")] == 0.0
+    fig = lv.rank_figure(curves, budget=60.0)
+    assert len(fig.axes) == 2 and len(fig.axes[0].lines) == 3 + 1  # three methods, the budget
 
 
 def test_busy_seconds_is_the_union_of_the_cells_intervals(monkeypatch):
