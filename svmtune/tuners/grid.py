@@ -7,6 +7,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 
 from svmtune._options import Integer
 from svmtune._validation import check_bounds
@@ -42,7 +43,11 @@ class Grid(Tuner):
     Evaluated whole (no ``max_seconds``, no ``max_evals`` below its size) for an objective that
     shares kernel work between settings of the same kernel parameters (``KFoldCV``: one Gram
     matrix for every ``C``), the grid is walked with the kernel parameters varying slowest
-    instead; the evaluations are recorded (trace, best point) in the grid's order all the same.
+    instead. The trace lists the evaluations in the order they ran, with the cost each one
+    had (its cumulative columns are what a run stopped there, e.g. by a study's CPU budget,
+    had spent); the best point is still the first among equal values in the grid's order, as
+    scikit-learn's ``GridSearchCV`` picks. A trace row's anytime incumbent takes ties in the
+    order the evaluations ran.
 
     Parameters
     ----------
@@ -188,6 +193,31 @@ class Grid(Tuner):
             len(values[p.name]) if p.name in values else int(self.n_points) for p in space
         )
 
+    def in_grid_order(self, trace: pd.DataFrame, space: SearchSpace) -> pd.DataFrame:
+        """``trace``'s rows (a run of this grid on ``space``) in the grid's order, as
+        scikit-learn's ``GridSearchCV`` lists its candidates; rows of other points (a start
+        point) first, in their order. The trace itself lists them in the order they ran.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from svmtune.space import Param, SearchSpace
+        >>> space = SearchSpace([Param("C", 0.1, 10.0, log=True), Param("g", 0.1, 10.0, log=True)])
+        >>> grid = Grid(n_points=2)
+        >>> t = pd.DataFrame({"param_C": [0.1, 10.0, 0.1, 10.0], "param_g": [0.1, 0.1, 10.0, 10.0]})
+        >>> grid.in_grid_order(t, space)[["param_C", "param_g"]].to_numpy().tolist()
+        [[0.1, 0.1], [0.1, 10.0], [10.0, 0.1], [10.0, 10.0]]
+        """
+        names = [p.name for p in space]
+        at: dict[tuple[float, ...], int] = {}
+        for k, point in enumerate(self.candidates(space)):
+            at.setdefault(tuple(float(point[n]) for n in names), k)
+        cols = [f"param_{n}" for n in names]
+        key = [
+            at.get(tuple(float(v) for v in row), -1) for row in trace[cols].itertuples(index=False)
+        ]
+        return trace.iloc[np.argsort(np.asarray(key, dtype=np.int64), kind="stable")]
+
     def candidates(self, space: SearchSpace) -> Iterator[dict[str, float]]:
         """Every grid point, in evaluation order, generated lazily (the first parameter varies
         slowest)."""
@@ -211,7 +241,9 @@ class Grid(Tuner):
                 evaluate([point])
             return
         # Kernel parameters slowest: consecutive settings share the objective's kernel work
-        # (KFoldCV's Gram matrix). The evaluations are then recorded in the grid's order.
+        # (KFoldCV's Gram matrix). The trace keeps the order the evaluations ran in (its
+        # cumulative cost is what was spent by each row); the answer takes ties in the grid's
+        # order, also when a budget stops the walk part-way.
         points = list(self.candidates(space))
         kernel = [p.name for p in space if p.name in bound.kernel.space.names]
         walk = sorted(range(len(points)), key=lambda i: [points[i][k] for k in kernel])
@@ -222,5 +254,9 @@ class Grid(Tuner):
                 ev = evaluate([points[i]])[0]
                 at[id(ev)] = min(at.get(id(ev), i), i)
         finally:
-            new = evaluate.evaluations[first:]
-            evaluate.evaluations[first:] = sorted(new, key=lambda e: at[id(e)])
+            # evaluations made before the grid come first on ties, then the grid's order
+            pos = {id(e): k - first for k, e in enumerate(evaluate.evaluations[:first])}
+            ok = [e for e in evaluate.evaluations if e.ok]
+            if ok:
+                best = min(ok, key=lambda e: (e.value, pos.get(id(e), at.get(id(e), len(points)))))
+                evaluate.set_incumbent(best, final=True)

@@ -44,9 +44,10 @@ def test_the_screen_costs_a_quarter_gram_per_gamma_and_the_refine_a_full_one_per
     n_sub = len(stratified_subsample(y, 0.25, np.random.default_rng(0)))
     assert n_sub == sum(math.ceil(0.25 * np.sum(y == c)) for c in (-1.0, 1.0))
     # k-fold CV makes one Gram matrix of its points per gamma (kept for the next C): the
-    # screen's 4 x 4 grid builds 4, billed to the first C in the grid's order; the refine stage
-    # one for its first point and one for each later point whose gamma differs from the last
-    assert screen["kernel_evals"].tolist() == [n_sub**2] * 4 + [0] * 12
+    # screen's 4 x 4 grid, walked with gamma slowest and traced as walked, builds 4, each
+    # billed to its gamma's first C; the refine stage one for its first point and one for each
+    # later point whose gamma differs from the last
+    assert screen["kernel_evals"].tolist() == ([n_sub**2] + [0] * 3) * 4
     gammas = refine["param_gamma"].tolist()
     built = [True] + [g != h for g, h in zip(gammas[1:], gammas[:-1], strict=True)]
     assert refine["kernel_evals"].tolist() == [n * n if b else 0 for b in built]
@@ -102,7 +103,8 @@ def test_it_finds_the_grids_optimum_region_on_real_data(heart):
     res = Cascade(screen_points=5).tune(cv, X, y, kernel=RBF(), random_state=0)
     t = res.trace
     screen = t[t["stage"] == "screen"]
-    first = screen.loc[screen["value"].idxmin()]
+    # the screen's answer: the lowest value, ties in the grid's order (C slowest, then gamma)
+    first = screen.sort_values(["value", "param_C", "param_gamma"], kind="stable").iloc[0]
     # the screen runs the grid's 5 x 5 points on a quarter of the data; the refine stage starts
     # at its best point (its first evaluation is that point on all the data), so the answer is
     # no worse than the full grid's value there

@@ -145,9 +145,10 @@ class TwoMinima(BowlC):
         return _BoundTwoMinima(self, X, y, kernel, space)
 
 
-def test_objective_sharing_kernel_work_is_walked_kernel_major_and_recorded_in_grid_order(toy):
+def test_objective_sharing_kernel_work_is_walked_kernel_major_and_traced_as_walked(toy):
     # An objective that shares kernel work between settings of the same kernel parameters is
-    # walked with gamma slowest; the trace and the best point are those of the grid's order
+    # walked with gamma slowest, and the trace lists the evaluations in that order (its
+    # cumulative cost is what was spent by each row); the best point is the grid's order's
     # (C slowest): among equal values the first in it, as GridSearchCV picks.
     X, y = toy
     bound = TwoMinima(target={}).bind(X, y, kernel=RBF())
@@ -155,7 +156,11 @@ def test_objective_sharing_kernel_work_is_walked_kernel_major_and_recorded_in_gr
     walked = bound.walked
     assert len({p["gamma"] for p in walked[:5]}) == 1  # gamma varied slowest
     assert [p["C"] for p in walked[:5]] == pytest.approx([0.1, 1, 10, 100, 1000])
-    assert res.trace["param_C"].iloc[:5].nunique() == 1  # recorded with C slowest
+    t = res.trace
+    traced = t[["param_C", "param_gamma"]].to_numpy()
+    assert np.allclose(traced, [[p["C"], p["gamma"]] for p in walked])  # traced as walked
+    # the walk meets (1000, 0.001) first; the answer is (0.1, 10), first in the grid's order
+    assert t.loc[t["value"] == 0.0, "param_gamma"].iloc[0] == pytest.approx(0.001)
     assert res.best_params == pytest.approx({"C": 0.1, "gamma": 10.0})
     # with a budget of fewer evaluations the grid's own order is walked (the first ones in it)
     for max_evals, kernel_major in ((7, False), (24, False), (25, True)):
@@ -175,9 +180,10 @@ def test_kfold_grid_builds_one_gram_matrix_per_gamma_and_values_are_fresh_ones()
     n = y.size
     res = Grid(n_points=5).tune(KFoldCV(k=5), X, y, kernel=RBF())
     t = res.trace
-    # recorded in the grid's order: each gamma's Gram matrix billed to its first C
-    assert t["kernel_evals"].tolist() == [n * n] * 5 + [0] * 20
-    assert t["param_C"].iloc[:5].nunique() == 1
+    # traced as walked: each gamma's Gram matrix billed to its first C, where it was computed
+    assert t["kernel_evals"].tolist() == ([n * n] + [0] * 4) * 5
+    assert t["param_gamma"].iloc[:5].nunique() == 1
+    assert t["cum_cpu_s"].is_monotonic_increasing
     rows = list(t.itertuples())
     for i in np.random.default_rng(0).permutation(len(rows)):
         fresh = KFoldCV(k=5).bind(X, y, kernel=RBF())
