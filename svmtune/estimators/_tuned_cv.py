@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from svmtune.kernels import RBF, KernelModel
 from svmtune.objectives import KFoldCV, Objective
 from svmtune.objectives.scored_cv import SCORINGS, ScoredCV
-from svmtune.tuners import Grid, Tuner
+from svmtune.tuners import Grid, Tuner, TuningResult
 
 __all__ = [
     "chosen_index",
@@ -26,6 +26,7 @@ __all__ = [
     "default_parts",
     "fold_rows",
     "index_of",
+    "listed_trace",
     "problem_objective",
     "search_attributes",
     "weighted_objective",
@@ -144,13 +145,24 @@ def _as_splits(record: dict[str, Any], folds: Sequence[Any] | None) -> dict[str,
     }
 
 
+def listed_trace(tuner: Tuner | None, result: TuningResult) -> pd.DataFrame:
+    """``result``'s trace in the order ``cv_results_`` lists it: a :class:`Grid`'s in the grid's
+    order (as ``GridSearchCV`` lists its candidates), any other tuner's as evaluated."""
+    if isinstance(tuner, Grid) and result.space is not None:
+        return tuner.in_grid_order(result.trace, result.space)
+    return result.trace
+
+
 def cv_results(
-    trace: pd.DataFrame,
+    result: TuningResult,
     records: Sequence[dict[str, Any]] | None,
     folds: Sequence[Any] | None = None,
+    *,
+    tuner: Tuner | None = None,
 ) -> dict[str, Any]:
-    """``GridSearchCV.cv_results_`` of one tuning run, one entry per setting evaluated on all
-    the data, in the order evaluated.
+    """``GridSearchCV.cv_results_`` of one tuning run (by ``tuner``), one entry per setting
+    evaluated on all the data, in the order evaluated (a :class:`Grid`'s in the grid's order,
+    as ``GridSearchCV`` lists its candidates: :func:`listed_trace`).
 
     With per-fold records (k-fold objectives: :class:`KFoldCV`, :class:`ScoredCV`):
     ``split<i>_test_score`` per fold; ``mean_test_score`` and ``std_test_score`` their mean and
@@ -162,6 +174,7 @@ def cv_results(
     folds: no split columns, ``mean_test_score`` is ``1 -`` the objective's value,
     ``mean_fit_time`` the evaluation's seconds, and ``std_test_score``, ``std_fit_time`` and
     both score times are NaN (not measured; no variance is made up)."""
+    trace = listed_trace(tuner, result)
     done = _full_fidelity_rows(trace)
     names = [c[len("param_") :] for c in trace.columns if c.startswith("param_")]
     params = [{n: float(row[f"param_{n}"]) for n in names} for _, row in done.iterrows()]

@@ -46,7 +46,7 @@ from svmtune.estimators._tuned_parts import (
 )
 from svmtune.kernels import KernelModel
 from svmtune.objectives import Objective
-from svmtune.tuners import Grid, Tuner, warm_up_method
+from svmtune.tuners import Tuner, warm_up_method
 
 __all__ = ["TunedSVC", "check_combination", "platt_sigmoid"]
 
@@ -364,10 +364,7 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
             raise name_classes_in_error(exc, classes, problem, yb) from None
         records = getattr(bound, "records", None)
         folds = getattr(bound, "folds", None) if records else None
-        trace = result.trace
-        if isinstance(tuner, Grid) and result.space is not None:  # GridSearchCV's order
-            trace = tuner.in_grid_order(trace, result.space)
-        cv = cv_results(trace, records, folds)
+        cv = cv_results(result, records, folds, tuner=tuner)
         folds = None if folds is None else fold_rows(folds, order[mask])
         if callable(self.refit):
             index = chosen_index(self.refit, cv)
