@@ -45,6 +45,26 @@ def test_a_grid_stops_at_the_deadline_and_keeps_what_it_evaluated(ticking):
     assert not cpu_budget_spent()  # the budget ends with its block
 
 
+def test_a_grid_walk_stopped_part_way_traces_what_ran_in_order(ticking):
+    # KFoldCV shares its Gram matrix between the C of one gamma: the grid walks gamma slowest.
+    # Stopped after 7 evaluations, the trace holds the first 7 of that walk in that order (the
+    # first gamma's 5 C, then two C of the next), each billed its own kernel evaluations, and
+    # the answer is the lowest value among them, ties taken in the grid's order (C slowest)
+    with cpu_budget(7.5):
+        result = Grid(n_points=5).tune_bound(_bound(), random_state=0)
+    t = result.trace
+    assert result.stopped_by == "max_cpu_seconds" and len(t) == 7
+    gammas = sorted(set(t["param_gamma"]))
+    assert t["param_gamma"].tolist() == [gammas[0]] * 5 + [gammas[1]] * 2
+    assert t["param_C"].tolist()[:5] == sorted(t["param_C"].tolist()[:5])
+    built = t["kernel_evals"].to_numpy() > 0
+    assert built.tolist() == [True, False, False, False, False, True, False]
+    assert t["cum_kernel_evals"].is_monotonic_increasing
+    grid_order = t.sort_values(["param_C", "param_gamma"], kind="stable")
+    first = grid_order.loc[grid_order["value"].idxmin()]
+    assert result.best_params == {"C": first["param_C"], "gamma": first["param_gamma"]}
+
+
 def test_an_optuna_search_asks_for_no_trial_past_the_deadline(ticking):
     with cpu_budget(5.5):
         result = TPE(max_evals=25).tune_bound(_bound(), random_state=0)
