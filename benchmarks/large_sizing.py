@@ -16,6 +16,10 @@ times the extrapolated cost of one; a svmtune run is billed at most the budget p
 evaluation in progress, a peer all it needs (it cannot stop; its study record says
 ``timeout``), a peer the study refuses at that size nothing (its need is reported).
 
+``against`` prints that expectation beside a stored run of the study (``--storage``): per
+problem the cells stored, the CPU seconds they were billed and measured / expected where all
+of its cells are stored.
+
 ``benchmarks/large_sizing_measured.csv`` was made by (the 16,000-point runs on twonorm only;
 the bundled sets whole, their training part: ``--sizes`` is ignored for them)::
 
@@ -31,6 +35,7 @@ the bundled sets whole, their training part: ``--sizes`` is ignored for them)::
         --routes cv5_C10_g1 cv5_C1000_g1 cv5_C1000_g20 svc_C10_g1 svc_C1000_g1 svc_C1000_g20 \
         --out $OUT
     python $S estimate --measured $OUT
+    python $S against --measured $OUT --storage sqlite:///results/benchmark_large.db
 """
 
 from __future__ import annotations
@@ -242,6 +247,28 @@ def estimate(
             "needed_cpu_s": round(splits * need),
             "over_budget": "; ".join(over), "fail": "; ".join(fails),
         })  # fmt: skip
+    out = pd.DataFrame(rows).set_index("problem")
+    out.attrs["splits"] = splits
+    return out
+
+
+def against(table: pd.DataFrame, cells: pd.DataFrame, *, per_problem: int) -> pd.DataFrame:
+    """The sizing (``estimate``'s table) beside a stored run's cells, per problem: the cells
+    stored (finished, any status) and the CPU seconds they were billed, the CPU the sizing
+    expected, and measured / expected where all ``per_problem`` cells of it are stored."""
+    done = cells[cells["status"] != "running"]
+    billed = done.groupby("dataset")["cpu_s"].sum(min_count=0)
+    stored = done.groupby("dataset").size()
+    rows = []
+    for name, r in table[table["run"]].iterrows():
+        n_stored = int(stored.get(name, 0))
+        cpu = float(billed.get(name, 0.0))
+        whole = n_stored == per_problem
+        rows.append({
+            "problem": name, "n_train": r["n_train"], "cells_stored": n_stored,
+            "expected_cpu_s": r["expected_cpu_s"], "measured_cpu_s": round(cpu),
+            "ratio": round(cpu / r["expected_cpu_s"], 2) if whole and r["expected_cpu_s"] else None,
+        })  # fmt: skip
     return pd.DataFrame(rows).set_index("problem")
 
 
@@ -272,7 +299,28 @@ def main(argv=None) -> None:
     m.add_argument("--out", required=True)
     e = sub.add_parser("estimate")
     e.add_argument("--measured", required=True)
+    a = sub.add_parser("against", help="the sizing beside a stored run of the study")
+    a.add_argument("--measured", required=True)
+    a.add_argument("--storage", required=True, help="the run's SQLAlchemy URL")
     args = p.parse_args(argv)
+    if args.cmd == "against":
+        from pathlib import Path
+
+        from svmtune.study import load_study_module
+
+        measured = pd.read_csv(args.measured)
+        slopes = fit_slopes(measured)
+        table = estimate(slopes, factors=keel_factors(measured, slopes))
+        study_file = Path(__file__).resolve().parents[1] / "studies/benchmark_large.py"
+        study = load_study_module(study_file).study
+        cells = study.results(storage=args.storage)
+        out = against(table, cells, per_problem=len(study.methods) * int(table.attrs["splits"]))
+        print(out.to_string())
+        done = out["ratio"].notna()
+        exp, got = out.loc[done, "expected_cpu_s"].sum(), out.loc[done, "measured_cpu_s"].sum()
+        print(f"problems with every cell stored: {int(done.sum())}; measured {got:,.0f} CPU s "
+              f"against {exp:,.0f} expected ({got / max(exp, 1):.2f}x)")  # fmt: skip
+        return
     if args.cmd == "measure":
         measure_one("twonorm", 300, args.routes)  # compile numba's kernels outside the timings
         from pathlib import Path

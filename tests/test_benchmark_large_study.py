@@ -220,6 +220,24 @@ def test_the_sizing_bills_each_run_at_most_its_budget_and_reports_what_is_not_ru
     plain = sizing.estimate(slopes).loc["spambase"]
     scaled = sizing.estimate(slopes, factors=factors).loc["spambase"]
     assert scaled["needed_cpu_s"] == pytest.approx(3 * plain["needed_cpu_s"], abs=2)
+    # beside a stored run: a ratio only where every cell of the problem is stored (failed cells
+    # count, billed nothing; running ones do not)
+    cells = pd.DataFrame(
+        [
+            {"dataset": "twonorm-500", "status": "ok", "cpu_s": 1.0},
+            {"dataset": "twonorm-500", "status": "failed", "cpu_s": float("nan")},
+            {"dataset": "ringnorm-500", "status": "ok", "cpu_s": 2.0},
+            {"dataset": "ringnorm-500", "status": "running", "cpu_s": float("nan")},
+        ]
+    )
+    out = sizing.against(table, cells, per_problem=2)
+    assert out.loc["twonorm-500", "measured_cpu_s"] == 1 and out.loc["twonorm-500", "ratio"] == (
+        pytest.approx(1.0 / table.loc["twonorm-500", "expected_cpu_s"], abs=0.01)
+    )
+    assert out.loc["ringnorm-500", "cells_stored"] == 1 and pd.isna(
+        out.loc["ringnorm-500", "ratio"]
+    )
+    assert out.loc["banana", "cells_stored"] == 0
 
 
 def test_a_whole_search_peer_refuses_the_largest_problems_with_what_it_would_need(monkeypatch):
