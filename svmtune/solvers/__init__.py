@@ -16,8 +16,8 @@ and fit it directly (``benchmarks/franc_stop.py``).
 :data:`smo_loop` is the SMO loop's compiled module: its passes (``_select_i_st``,
 ``_select_j_unit``, ``_add_pair_select_i``), the status bits ``POS``, ``UP``, ``LOW``, the
 curvature floor ``TAU`` and ``_statuses``. It is imported when first asked for, for the
-benchmark that times the passes one by one (``benchmarks/smo_passes.py``); :class:`SMO` is the
-way to use it.
+benchmark that times the passes one by one (``benchmarks/smo_passes.py``) and the profile that
+names its compiled functions (``benchmarks/smo_profile.py``); :class:`SMO` is the way to use it.
 """
 
 import importlib
