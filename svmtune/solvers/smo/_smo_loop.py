@@ -35,9 +35,24 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# re-exported for the benchmark that times the passes (svmtune.solvers.smo_loop)
+from svmtune.solvers.smo._loop_passes import LOW as LOW
+from svmtune.solvers.smo._loop_passes import POS as POS
+from svmtune.solvers.smo._loop_passes import UP as UP
+from svmtune.solvers.smo._loop_passes import (
+    _add_pair_select_i,
+    _add_pair_select_i_rows,
+    _select_i_st,
+    _select_j_st,
+    _select_j_unit,
+    _select_j_unit_rows,
+    _status,
+    _statuses,
+)
 from svmtune.solvers.smo._loop_rows import compute_row, fetch_row, has_row
 from svmtune.solvers.smo._packed_rows import drop_packed, new_packed, packed_row, set_layout
-from svmtune.solvers.smo._pair_step import TAU, clipped_step
+from svmtune.solvers.smo._pair_step import TAU as TAU
+from svmtune.solvers.smo._pair_step import clipped_step
 from svmtune.solvers.smo._shrinking import (
     COUNTER,
     PHASE,
@@ -88,128 +103,6 @@ COPY_ROWS_FROM = 4096
 positions (:mod:`svmtune.solvers.smo._packed_rows`); below, through ``order`` (the rows are short
 enough that the gather costs less than the copies: banana at 2,000 points and C = 1e4, 830 k
 iterations over a few hundred active variables, took 1.26x the CPU with copies)."""
-
-UP = 1
-"""Status bit: the variable is in ``I_up`` (``v = -y G`` may grow)."""
-LOW = 2
-"""Status bit: the variable is in ``I_low``."""
-POS = 4
-"""Status bit: ``y = +1``."""
-
-
-@njit(cache=True, nogil=True)
-def _status(y, a, c):  # pragma: no cover - compiled
-    """The int8 status of one variable (:data:`UP`, :data:`LOW`, :data:`POS` bits)."""
-    if y > 0.0:
-        return np.int8(POS | (UP if a < c else 0) | (LOW if a > 0.0 else 0))
-    return np.int8((UP if a > 0.0 else 0) | (LOW if a < c else 0))
-
-
-@njit(cache=True, nogil=True)
-def _statuses(y, C, alpha, size, st):  # pragma: no cover - compiled
-    for t in range(size):
-        st[t] = _status(y[t], alpha[t], C[t])
-
-
-# The passes below have no branch on the label: ``v = -y G`` is ``-(y_t G_t)`` with ``y`` read as
-# +-1.0 (exactly ``-G_t`` or ``G_t``), and a variable outside I_up (I_low) gets ``v = -inf``
-# (``+inf``), which never wins the comparison. Branching on the label bit instead cost a
-# mispredicted branch on about every other variable (labels come in no order): the fused pass
-# took 5.6x the time of a plain pass at n = 2,000 (benchmarks/smo.py --part passes). The only
-# branches left are taken when a new best is found.
-
-
-@njit(cache=True, nogil=True)
-def _select_i_st(st, y, G, size):  # pragma: no cover - compiled
-    """:func:`select_i` on the statuses: the same values and ties."""
-    gmax = -np.inf
-    p = -1
-    for t in range(size):
-        v = -(y[t] * G[t])
-        if not st[t] & UP:
-            v = -np.inf
-        if v > gmax:
-            gmax = v
-            p = t
-    return gmax, p
-
-
-@njit(cache=True, nogil=True)
-def _select_j_st(
-    st, y, G, diag, size, gmax, second_order, Ki, kii, order, whole
-):  # pragma: no cover - compiled
-    """:func:`select_j` on the statuses (LIBSVM's layout: one int8 a variable instead of
-    ``C`` and ``alpha``): the same values and ties. Row ``i`` is read at position ``t``
-    when ``whole`` (all variables active, or the row copied by position), else at column
-    ``order[t]``."""
-    gmin = np.inf
-    p = -1
-    best = np.inf
-    for t in range(size):
-        v = -(y[t] * G[t])
-        if not st[t] & LOW:
-            v = np.inf
-        if v < gmin:
-            gmin = v
-            if not second_order:
-                p = t
-        if second_order:
-            b = gmax - v  # -inf outside I_low
-            if b > 0.0:
-                a = kii + diag[t] - 2.0 * Ki[t if whole else order[t]]
-                if a <= 0.0:
-                    a = TAU
-                obj = -(b * b) / a
-                if obj < best:
-                    best = obj
-                    p = t
-    return gmin, p
-
-
-@njit(cache=True, nogil=True)
-def _select_j_unit(st, y, G, size, gmax, Ki, kd, order, whole):  # pragma: no cover - compiled
-    """:func:`_select_j_st`'s second-order rule when every ``K_tt`` is 1 (RBF): the diagonal is
-    not read, ``kd = K_ii + 1`` (the same sums: ``K_ii + K_tt`` is ``kd``)."""
-    gmin = np.inf
-    p = -1
-    best = np.inf
-    for t in range(size):
-        v = -(y[t] * G[t])
-        if not st[t] & LOW:
-            v = np.inf
-        gmin = min(gmin, v)
-        b = gmax - v  # -inf outside I_low
-        if b > 0.0:
-            a = kd - 2.0 * Ki[t if whole else order[t]]
-            if a <= 0.0:
-                a = TAU
-            obj = -(b * b) / a
-            if obj < best:
-                best = obj
-                p = t
-    return gmin, p
-
-
-@njit(cache=True, nogil=True)
-def _add_pair_select_i(G, st, y, Ki, Kj, ci, cj, size, order, whole):  # pragma: no cover
-    """:func:`add_pair` fused with the next iteration's :func:`select_i` (one pass instead of
-    two; ``st`` already holds the pair's new statuses; rows read as in :func:`_select_j_st`):
-    returns ``select_i``'s ``(gmax, position)`` on the updated gradient, the same values and ties
-    (``y = +-1``: ``G + y u`` is ``G + u`` or ``G - u`` exactly)."""
-    gmax = -np.inf
-    p = -1
-    for t in range(size):
-        c = t if whole else order[t]
-        yt = y[t]
-        g = G[t] + yt * (ci * Ki[c] + cj * Kj[c])
-        G[t] = g
-        v = -(yt * g)
-        if not st[t] & UP:
-            v = -np.inf
-        if v > gmax:
-            gmax = v
-            p = t
-    return gmax, p
 
 
 @njit(cache=True, nogil=True)
@@ -332,8 +225,8 @@ def smo_loop(
             gmax, pi = _select_i_st(st, yS, GS, size)
         fused = False
         i = order[pi] if packed and pi >= 0 else pi
-        Ki = diag  # not read by the first-order selection
         kii = 0.0
+        si = -1
         if second_order and i >= 0:
             if not has_row(slot, row_epoch, epoch, i):
                 if not fetch_row(i, cache, source, order, size):
@@ -343,16 +236,21 @@ def smo_loop(
             si = slot[i]
             stamp[si] = clock[0]  # keep row i recent while row j may be fetched
             clock[0] += 1
-            Ki = rows[si]
-            if copies:
-                Ki = packed_row(i, Ki, order, pbuf, pmap, powner, play, meta, pos_map, -1)
             kii = diag[i]
         gmin = np.inf
         pj = -1
         whole = copies or not packed  # rows read by position
-        if unit and i >= 0:
+        if unit and i >= 0 and not copies:
+            gmin, pj = _select_j_unit_rows(
+                st, yS, GS, size, gmax, rows, si, kii + 1.0, order, whole
+            )
+        elif unit and i >= 0:
+            Ki = packed_row(i, rows[si], order, pbuf, pmap, powner, play, meta, pos_map, -1)
             gmin, pj = _select_j_unit(st, yS, GS, size, gmax, Ki, kii + 1.0, order, whole)
         elif i >= 0 or not second_order:
+            Ki = diag if si < 0 else rows[si]  # diag: not read by the first-order selection
+            if copies and si >= 0:
+                Ki = packed_row(i, Ki, order, pbuf, pmap, powner, play, meta, pos_map, -1)
             gmin, pj = _select_j_st(st, yS, GS, dS, size, gmax, second_order, Ki, kii, order, whole)
         j = order[pj] if packed and pj >= 0 else pj
         gap = -np.inf if i < 0 or j < 0 else gmax - gmin
@@ -387,11 +285,18 @@ def smo_loop(
         stamp[si] = c
         stamp[sj] = c + 1
         clock[0] = c + 2
-        Ki = rows[si]
         old_i = alpha[i]
         old_j = alpha[j]
         new_i, new_j = clipped_step(
-            diag[i] + diag[j] - 2.0 * Ki[j], gmax, y[i], y[j], GS[pj], C[i], C[j], old_i, old_j
+            diag[i] + diag[j] - 2.0 * rows[si, j],
+            gmax,
+            y[i],
+            y[j],
+            GS[pj],
+            C[i],
+            C[j],
+            old_i,
+            old_j,
         )
         # A variable reaching or leaving its upper bound changes Gbar on every point, which
         # needs its complete row (fetched before anything moves, so a return redoes the step).
@@ -409,8 +314,8 @@ def smo_loop(
                 drop_packed(r, pmap, powner)
         if need >= 0:
             break
-        Ki = rows[slot[i]]
-        Kj = rows[slot[j]]
+        si = slot[i]
+        sj = slot[j]
         alpha[i] = new_i
         alpha[j] = new_j
         if packed:
@@ -419,16 +324,20 @@ def smo_loop(
         st[pi] = _status(y[i], new_i, C[i])
         st[pj] = _status(y[j], new_j, C[j])
         if flip_i:
-            _add_bound(Gbar, y, Ki, C[i] * y[i] if new_i >= C[i] else -C[i] * y[i])
+            _add_bound(Gbar, y, rows[si], C[i] * y[i] if new_i >= C[i] else -C[i] * y[i])
         if flip_j:
-            _add_bound(Gbar, y, Kj, C[j] * y[j] if new_j >= C[j] else -C[j] * y[j])
+            _add_bound(Gbar, y, rows[sj], C[j] * y[j] if new_j >= C[j] else -C[j] * y[j])
         # ---- gradient update: G += Q[:, i] d_i + Q[:, j] d_j, over the active prefix --------
         ci = y[i] * (new_i - old_i)
         cj = y[j] * (new_j - old_j)
         if copies:  # rows by position (row j's copy never takes row i's slot)
-            Ki = packed_row(i, Ki, order, pbuf, pmap, powner, play, meta, pos_map, -1)
-            Kj = packed_row(j, Kj, order, pbuf, pmap, powner, play, meta, pos_map, i)
-        next_gmax, next_pi = _add_pair_select_i(GS, st, yS, Ki, Kj, ci, cj, size, order, whole)
+            Ki = packed_row(i, rows[si], order, pbuf, pmap, powner, play, meta, pos_map, -1)
+            Kj = packed_row(j, rows[sj], order, pbuf, pmap, powner, play, meta, pos_map, i)
+            next_gmax, next_pi = _add_pair_select_i(GS, st, yS, Ki, Kj, ci, cj, size, order, whole)
+        else:
+            next_gmax, next_pi = _add_pair_select_i_rows(
+                GS, st, yS, rows, si, sj, ci, cj, size, order, whole
+            )
         fused = True
         steps += 1
         state[SWEPT] += size

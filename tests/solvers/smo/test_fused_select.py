@@ -9,9 +9,11 @@ import pytest
 from svmtune.solvers.smo._pair_step import add_pair, select_i, select_j
 from svmtune.solvers.smo._smo_loop import (
     _add_pair_select_i,
+    _add_pair_select_i_rows,
     _select_i_st,
     _select_j_st,
     _select_j_unit,
+    _select_j_unit_rows,
     _statuses,
 )
 
@@ -57,6 +59,10 @@ def test_status_passes_equal_the_pair_step_passes(whole: bool, seed: int) -> Non
     expected = select_j(y, C, alpha, G, ones, size, np.int64(-1), gmax, True, Ki, kii, order, whole)
     assert _select_j_unit(st, y, G, size, gmax, Pi, kii + 1.0, order, True) == expected
     assert _select_j_unit(st, y, G, size, gmax, Ki, kii + 1.0, order, whole) == expected
+    # the same rows read in place in a row store (rows 1 and 3 of four)
+    store = rng.random((4, n))
+    store[1], store[3] = Ki, Kj
+    assert _select_j_unit_rows(st, y, G, size, gmax, store, 1, kii + 1.0, order, whole) == expected
     ci, cj = rng.normal(), rng.normal()
     G_ref = G.copy()
     add_pair(G_ref, y, Ki, Kj, ci, cj, size, order, whole)
@@ -65,6 +71,10 @@ def test_status_passes_equal_the_pair_step_passes(whole: bool, seed: int) -> Non
     got = _add_pair_select_i(G, st, y, Pi, Pj, ci, cj, size, order, True)
     assert np.array_equal(G, G_ref)  # bit for bit
     assert got == expected
+    G_rows = G_copy.copy()
     got = _add_pair_select_i(G_copy, st, y, Ki, Kj, ci, cj, size, order, whole)
     assert np.array_equal(G_copy, G_ref)
+    assert got == expected
+    got = _add_pair_select_i_rows(G_rows, st, y, store, 1, 3, ci, cj, size, order, whole)
+    assert np.array_equal(G_rows, G_ref)
     assert got == expected
