@@ -333,7 +333,12 @@ def figures(study, outdir):
     outdir = Path(outdir)
     outdir.mkdir(parents=True, exist_ok=True)
     cells, traces = study.results(), study.traces()
-    answered = large_verdict.answers(cells, traces, peers=_peers(), budgets=VERDICT_BUDGETS)
+    # the answers at the verdict's budgets and at a fine grid of them for the rank figure
+    grid = np.geomspace(1.0, BUDGET_S, 21).round(2)
+    every = large_verdict.answers(
+        cells, traces, peers=_peers(), budgets=sorted({*grid, *VERDICT_BUDGETS})
+    )
+    answered = every[every["budget"].isin(VERDICT_BUDGETS)]
     verdict = large_verdict.budget_verdict(answered, baseline=BASELINE)
     ladder = size_ladder(cells)
     problems = problem_table(cells)
@@ -355,11 +360,7 @@ def figures(study, outdir):
             fig.savefig(outdir / f"size_ladder.{ext}", dpi=150)
             paths.append(outdir / f"size_ladder.{ext}")
         figure = "size_ladder.png"
-    # the ranks on a fine grid of budgets, for the figure (the tables keep VERDICT_BUDGETS)
-    grid = np.geomspace(1.0, BUDGET_S, 21).round(2)
-    curves = large_verdict.rank_curves(
-        large_verdict.answers(cells, traces, peers=_peers(), budgets=grid)
-    )
+    curves = large_verdict.rank_curves(every[every["budget"].isin(grid)])
     curves.to_csv(outdir / "rank_at_budgets.csv", float_format="%.6g")
     paths.append(outdir / "rank_at_budgets.csv")
     fig = large_verdict.rank_figure(curves, budget=BUDGET_S)

@@ -89,17 +89,21 @@ def _ranks(errors: pd.DataFrame, present: pd.DataFrame) -> pd.Series:
     return filled.rank(axis=1, method="average").mean()
 
 
+def _errors_and_ranks(part: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series]:
+    """One budget's answers: the test error per problem (rows) and method (columns, the mean
+    over its splits that answered) and each method's average rank (:func:`_ranks`)."""
+    errors = part.pivot_table(index="dataset", columns="method", values="error", dropna=False)
+    present = part.pivot_table(index="dataset", columns="method", values="budget", aggfunc="size")
+    return errors, _ranks(errors, present.reindex_like(errors).notna())
+
+
 def rank_curves(answered: pd.DataFrame) -> pd.DataFrame:
     """Per budget (rows) and method (columns): the average rank over every problem where the
     method has a cell (no answer ranks last, as in :func:`budget_verdict`) and the share of its
     runs that answered; columns a two-level index (``avg_rank`` / ``answered``, method)."""
     out = {}
     for b, part in answered.groupby("budget"):
-        errors = part.pivot_table(index="dataset", columns="method", values="error", dropna=False)
-        present = part.pivot_table(
-            index="dataset", columns="method", values="budget", aggfunc="size"
-        )
-        ranks = _ranks(errors, present.reindex_like(errors).notna())
+        _, ranks = _errors_and_ranks(part)
         share = part.groupby("method")["error"].apply(lambda e: float(e.notna().mean()))
         out[b] = pd.concat({"avg_rank": ranks, "answered": share})
     frame = pd.DataFrame(out).T
@@ -172,13 +176,8 @@ def budget_verdict(answered: pd.DataFrame, *, baseline: str) -> pd.DataFrame:
     ``high``), the Bayesian signed-rank probabilities and ``verdict``."""
     rows = []
     for b, part in answered.groupby("budget"):
-        # one value per problem: the mean over its splits that answered
-        errors = part.pivot_table(index="dataset", columns="method", values="error", dropna=False)
-        present = part.pivot_table(
-            index="dataset", columns="method", values="budget", aggfunc="size"
-        )
+        errors, ranks = _errors_and_ranks(part)
         counts = part.groupby("method")["error"].count()
-        ranks = _ranks(errors, present.reindex_like(errors).notna())
         for m in errors.columns:
             row = {"budget": b, "method": m, "answered": int(counts[m])}
             row["error"] = 100 * float(part.loc[part["method"] == m, "error"].mean())
