@@ -1,4 +1,4 @@
-"""Which tuning route at which budget, on 3,000 to 200,000 training points? (defined, not yet run)
+"""Which tuning route at which budget, on 3,000 to 200,000 training points?
 
 The main benchmark (``studies/benchmark.py``) caps its problems at 600 rows, so every method
 finishes in seconds. This study tunes on the full sets: an RBF-kernel SVM on the training part
@@ -40,9 +40,10 @@ they would need, not run. An evaluation in progress is not interrupted.
 The pre-planned baseline: :data:`BASELINE`, ``GridSearchCV 25`` (what users reach for), named
 before the study runs.
 
-The full run (not yet made; 24 problems x 1 split x 13 methods, sized by
-``benchmarks/large_sizing.py`` from measured costs of one evaluation: about 7.3 CPU hours,
-3.6 hours on two cores, two fifths of it on the 30,000-point rung, a third on letter-halves)::
+The full run (24 problems x 1 split x 13 methods = 312 cells; sized by
+``benchmarks/large_sizing.py`` from measured costs of one evaluation at about 7.3 CPU hours; it
+billed 6.7 CPU hours and ran for about 5.4 hours on two cores: docs/benchmark-large.md and its
+report, docs/benchmark-large/report.md)::
 
     nice -n 5 svmtune run studies/benchmark_large.py --n-jobs 2
 
@@ -266,6 +267,14 @@ study = Study(
 VERDICT_BUDGETS = tuple(b for b in (10.0, 60.0, 600.0) if b <= BUDGET_S) or (BUDGET_S,)
 #: The ladder's problems and their nominal training sizes.
 LADDER_PROBLEMS = {k: v.n_train for k, v in PROBLEMS.items() if isinstance(v, Generated)}
+#: Each svmtune search against the peer that searches the same points (the report's cost ratios).
+COST_PAIRS = {
+    "CV grid 25": "GridSearchCV 25",
+    "CV TPE 25": "OptunaSearchCV 25",
+    "CV TPE pruned 25": "OptunaSearchCV 25",
+    "CV halving 25": "HalvingGridSearchCV 25",
+}
+
 #: Where the time went is told by KEEL set and by the ladder's rung.
 GROUPS = {k: f"ladder, {n:,} points" for k, n in LADDER_PROBLEMS.items()}
 
@@ -342,12 +351,14 @@ def figures(study, outdir):
     verdict = large_verdict.budget_verdict(answered, baseline=BASELINE)
     ladder = size_ladder(cells)
     problems = problem_table(cells)
+    ratios = large_verdict.cost_ratios(cells, COST_PAIRS)
     paths = []
     for name, table in (
         ("verdict_at_budgets", large_verdict.at_budgets(answered)),
         ("size_ladder", ladder),
         ("budget_verdict", verdict),
         ("problems", problems),
+        ("cost_ratios", ratios),
     ):
         print(table.round(3).to_string())
         path = outdir / f"{name}.csv"
@@ -372,6 +383,7 @@ def figures(study, outdir):
          large_verdict.to_markdown(problems), "",
          large_verdict.report_sections(verdict, ladder, baseline=BASELINE, figure=figure,
                                        rank_figure="rank_at_budgets.png"),
+         large_verdict.cost_section(ratios),
          large_verdict.time_spent(cells, by=GROUPS)]
     )  # fmt: skip
     large_verdict.append_to_report(outdir / "report.md", text, marker="## Problems")

@@ -326,6 +326,44 @@ def busy_seconds(starts: pd.Series, ends: pd.Series) -> float:
     return total
 
 
+def cost_ratios(cells: pd.DataFrame, pairs: Mapping[str, str]) -> pd.DataFrame:
+    """Each svmtune method's CPU seconds over its peer's (``pairs``: method -> peer) on the
+    problems where both runs finished ok (a run stopped at the budget, refused or failed is
+    left out): how many problems, the median, the smallest and the largest ratio, and the
+    problems where the smallest and the largest were found."""
+    ok = cells[cells["status"] == "ok"].pivot_table(
+        index="dataset", columns="method", values="cpu_s", aggfunc="mean"
+    )
+    rows = []
+    for method, peer in pairs.items():
+        if method not in ok or peer not in ok:
+            continue
+        ratio = (ok[method] / ok[peer]).dropna()
+        if ratio.empty:
+            continue
+        rows.append({"method": method, "peer": peer, "problems": len(ratio),
+                     "median": ratio.median(), "min": ratio.min(), "at_min": ratio.idxmin(),
+                     "max": ratio.max(), "at_max": ratio.idxmax()})  # fmt: skip
+    columns = ["method", "peer", "problems", "median", "min", "at_min", "max", "at_max"]
+    return pd.DataFrame(rows, columns=columns).set_index("method")
+
+
+def cost_section(ratios: pd.DataFrame) -> str:
+    """``report.md``'s section on each svmtune method's CPU against its peer's."""
+    return "\n".join(
+        [
+            "## Cost against the peers",
+            "",
+            "CPU seconds of each svmtune method over its scikit-learn / Optuna counterpart's on "
+            "the same problems, box and folds, where both finished ok "
+            "(`cost_ratios.csv`; below 1: svmtune took less).",
+            "",
+            to_markdown(ratios) if len(ratios) else "(no problem where both finished ok)",
+            "",
+        ]
+    )
+
+
 def time_spent(cells: pd.DataFrame, *, by: Mapping[str, str]) -> str:
     """``report.md``'s section on where the run's time went: CPU seconds billed by method and by
     group of problems (``by``: problem -> group), and the wall time the cells took."""

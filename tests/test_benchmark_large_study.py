@@ -119,7 +119,7 @@ def test_the_reduced_large_benchmark_runs(tmp_path, monkeypatch):
     assert (cells.loc[cells["dataset"] == "twonorm-300", "test_error"] < 0.15).all()
     # the verdict at budgets and the size ladder, from the stored cells and traces
     paths = g["figures"](study, tmp_path / "out")
-    names = ["verdict_at_budgets", "size_ladder", "budget_verdict", "problems"]
+    names = ["verdict_at_budgets", "size_ladder", "budget_verdict", "problems", "cost_ratios"]
     ranks = ["rank_at_budgets.csv", "rank_at_budgets.png", "rank_at_budgets.pdf"]
     # one size: no ladder figure
     assert [p.name for p in paths] == [f"{n}.csv" for n in names] + ranks
@@ -128,6 +128,7 @@ def test_the_reduced_large_benchmark_runs(tmp_path, monkeypatch):
     assert (verdict["answered_10s"] == 2).all()  # every run answered within 10 s
     report = (tmp_path / "out" / "report.md").read_text()
     assert "| twonorm-300 | " in report and "### Within 10 CPU seconds" in report
+    assert "## Cost against the peers" in report
 
 
 def test_verdict_at_budgets_reads_the_anytime_trace_and_bills_a_peer_its_whole_run(monkeypatch):
@@ -351,3 +352,29 @@ def test_the_report_points_its_generic_verdict_to_the_verdict_at_budgets(tmp_pat
     other.write_text("# t\n\n## Problems\n", encoding="utf-8")
     large_verdict.point_to_budget_verdict(other)
     assert other.read_text(encoding="utf-8") == "# t\n\n## Problems\n"
+
+
+def test_cost_ratios_pair_only_problems_where_both_runs_finished_ok(monkeypatch):
+    import pandas as pd
+
+    lv = _definition(monkeypatch)["large_verdict"]
+    rows = [  # (problem, method, status, CPU seconds)
+        ("a", "CV grid 25", "ok", 2.0), ("a", "GridSearchCV 25", "ok", 8.0),
+        ("b", "CV grid 25", "ok", 3.0), ("b", "GridSearchCV 25", "ok", 6.0),
+        ("c", "CV grid 25", "ok", 9.0), ("c", "GridSearchCV 25", "ok", 10.0),
+        ("d", "CV grid 25", "ok", 1.0), ("d", "GridSearchCV 25", "timeout", 900.0),
+        ("e", "CV grid 25", "timeout", 700.0), ("e", "GridSearchCV 25", "ok", 5.0),
+        ("a", "CV halving 25", "ok", 1.0),
+    ]  # fmt: skip
+    cells = pd.DataFrame(rows, columns=["dataset", "method", "status", "cpu_s"])
+    pairs = {"CV grid 25": "GridSearchCV 25", "CV halving 25": "HalvingGridSearchCV 25"}
+    r = lv.cost_ratios(cells, pairs)
+    # d (peer stopped) and e (svmtune stopped) left out; halving has no peer run: no row
+    assert list(r.index) == ["CV grid 25"]
+    row = r.loc["CV grid 25"]
+    assert row["problems"] == 3 and row["peer"] == "GridSearchCV 25"
+    assert row["median"] == pytest.approx(0.5)  # 0.25, 0.5, 0.9
+    assert (row["min"], row["at_min"]) == (pytest.approx(0.25), "a")
+    assert (row["max"], row["at_max"]) == (pytest.approx(0.9), "c")
+    assert "| CV grid 25 | GridSearchCV 25 | 3 |" in lv.cost_section(r)
+    assert "no problem where both finished ok" in lv.cost_section(lv.cost_ratios(cells[:0], pairs))
