@@ -42,8 +42,8 @@ before the study runs.
 
 The full run (24 problems x 1 split x 13 methods = 312 cells; sized by
 ``benchmarks/large_sizing.py`` from measured costs of one evaluation at about 7.3 CPU hours; it
-billed 6.7 CPU hours and ran for about 5.4 hours on two cores: docs/benchmark-large.md and its
-report, docs/benchmark-large/report.md)::
+billed 6.7 CPU hours and its cells ran during 5.1 hours of wall time on two cores:
+docs/benchmark-large.md and its report, docs/benchmark-large/report.md)::
 
     nice -n 5 svmtune run studies/benchmark_large.py --n-jobs 2
 
