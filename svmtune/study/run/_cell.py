@@ -17,6 +17,7 @@ import traceback
 import warnings
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from svmtune._quiet import quiet_optuna_logging, third_party_quiet
@@ -37,6 +38,16 @@ try:  # joblib >= 1.5 depends on cloudpickle; older joblib vendors it
     import cloudpickle
 except ImportError:  # pragma: no cover
     from joblib.externals import cloudpickle  # type: ignore[no-redef]
+
+
+#: The folder svmtune is installed in (a checkout or site-packages), with its separator.
+_ROOT = str(Path(__file__).parents[3]) + os.sep  # this file: svmtune/study/run/
+
+
+def _failure_text(exc: BaseException) -> str:
+    """A failed cell's stored error: the traceback, with the files under svmtune's install folder
+    named from it (``svmtune/...``), so a stored study does not carry this machine's paths."""
+    return "".join(traceback.format_exception(exc)).strip().replace(_ROOT, "")
 
 
 @dataclass(frozen=True)
@@ -144,7 +155,7 @@ def run_cell(task: CellTask) -> CellRecord:
             )
     except Exception as exc:  # a failed cell is recorded and the study goes on
         rec.status = str(Status.FAILED)
-        rec.error = "".join(traceback.format_exception(exc)).strip()
+        rec.error = _failure_text(exc)
         spent = time.perf_counter() - t0
         if (
             task.max_seconds is not None
@@ -285,8 +296,7 @@ def run_payload(
                 key=key,
                 status=str(Status.FAILED),
                 seed=seed,
-                error="could not unpickle the cell on the worker: "
-                + "".join(traceback.format_exception(exc)).strip(),
+                error="could not unpickle the cell on the worker: " + _failure_text(exc),
                 host=socket.gethostname(),
             )
         with quiet_optuna_logging():
