@@ -52,6 +52,12 @@ def test_problem_sizes_methods_and_the_preplanned_baseline(monkeypatch):
     }  # fmt: skip
     assert expected <= set(study.methods) | set(study.left_out)
     assert set(study.methods) | set(study.left_out) == expected | {"OptunaSearchCV 25"}
+    # the cost ratios pair svmtune's searches with peers the study defines (a typo would drop a row)
+    pairs = g["COST_PAIRS"]
+    assert set(pairs) | set(pairs.values()) <= set(study.methods) | set(study.left_out)
+    peers = [study.methods[p] for p in pairs.values() if p in study.methods]
+    assert peers and all(isinstance(p, PeerMethod) for p in peers)
+    assert not any(isinstance(study.methods[m], PeerMethod) for m in pairs)
     for name, method in study.methods.items():
         if isinstance(method, PeerMethod):
             continue
