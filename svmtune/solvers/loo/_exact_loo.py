@@ -125,7 +125,8 @@ class ExactLOOResult:
         (retrains whose decision came within ``tol`` of zero and went on at tighter tolerances;
         under ``"franc"`` Franc's bound gets windows once one has cost
         :data:`svmtune.solvers.loo.refinement.REFINE_FRANC_AFTER`),
-        ``refined_certified`` (of them, stopped by the bound), ``certified`` (retrains stopped
+        ``refined_certified`` (of them, stopped by the bound), ``refine_windows`` (of them, those
+        that opened a window of the bound), ``certified`` (retrains stopped
         by Franc's bound before any refinement), ``under_franc`` (retrains run under
         Franc's stop: all, or those of the efficiency test when it switched it off),
         ``prec_percent`` (certified / under_franc, the paper's "Prec %"),
@@ -270,6 +271,7 @@ def exact_loo(
         "retrained": int(todo.size),
         "refined": run.n_refined,
         "refined_certified": run.n_refined_certified,
+        "refine_windows": run.n_refine_windows,
         "certified": certified,
         "under_franc": under_franc,
         "prec_percent": 100.0 * certified / under_franc if under_franc else math.nan,

@@ -67,6 +67,7 @@ class Retrains:
         self.eff_certified = -1
         self.n_refined = 0
         self.n_refined_certified = 0
+        self.n_refine_windows = 0
         self.measured_steps = 0  # the efficiency test's eps-KKT continuations
         self.measured_rows = 0
         self.tested = 0  # retrains of the efficiency test
@@ -164,10 +165,10 @@ class Retrains:
         unsure = todo[(st[todo] == _exact_loo_loop.KKT) & (np.abs(dec[todo]) < band)]
         self.n_refined = int(unsure.size)
         if unsure.size:
-            self._store(
-                unsure,
-                refine(self.setup, unsure, dec[unsure], franc=self.franc, gbar_full=self.gbar_full),
+            *out, self.n_refine_windows = refine(
+                self.setup, unsure, dec[unsure], franc=self.franc, gbar_full=self.gbar_full
             )
+            self._store(unsure, tuple(out))
             self.n_refined_certified = int(np.sum(st[unsure] == _exact_loo_loop.CERTIFIED))
         tie = todo[(st[todo] != _exact_loo_loop.CERTIFIED)]
         tie = tie[np.abs(dec[tie]) <= TIE * decision_scale(self.setup.C, self.setup.diag)]

@@ -15,6 +15,7 @@ from sklearn.svm import SVC as LibSVC
 from svmtune.datasets import ratsch_split
 from svmtune.kernels import RBF, Linear
 from svmtune.solvers import KernelRows, exact_loo
+from svmtune.solvers.loo._refine import WINDOW_TRIAL, WINDOW_YIELD
 from tests._oracles import loo_by_retraining, loo_wrong, problems
 from tests.solvers._data import real_split
 
@@ -187,6 +188,23 @@ def test_franc_certifies_long_refinements() -> None:
     assert 2 * franc.counts["refined_certified"] >= franc.counts["refined"]
     assert 4 * franc.counts["retrain_iterations"] < kkt.counts["retrain_iterations"]
     assert franc.counts["prec_percent"] <= 100.0
+
+
+def test_refinements_stop_opening_windows_the_bound_does_not_close() -> None:
+    # linear breast-cancer (Ratsch's realization 0) at C = 100: all 67 retrains are refined and
+    # Franc's bound certifies few of them; a window that does not fire costs its CPU for
+    # nothing, so after WINDOW_TRIAL refinements with a window the later ones open windows only
+    # while one in WINDOW_YIELD of those was certified
+    X, y, _, _ = ratsch_split("breast-cancer", 0)
+    K = Linear().prepare(X).gram({})
+    franc = exact_loo(y, C=100.0, gram=K, stopping="franc")
+    kkt = exact_loo(y, C=100.0, gram=K, stopping="kkt")
+    assert franc.error == kkt.error
+    c = franc.counts
+    assert c["refined"] == kkt.counts["refined"] > 2 * WINDOW_TRIAL
+    assert WINDOW_TRIAL <= c["refine_windows"] < c["refined"]
+    assert c["refine_windows"] <= WINDOW_YIELD * c["refined_certified"] + WINDOW_TRIAL
+    assert kkt.counts["refine_windows"] == 0
 
 
 def test_certified_efficiency_test_is_the_papers() -> None:
