@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from svmtune.datasets import load, standardize
+from svmtune.datasets import generate, load, standardize
 
 
 def gauss10(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -19,9 +19,14 @@ def gauss10(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def draw(name: str, n: int, seed: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """``n`` points of a whole data set, standardized; None when it has fewer."""
+    """``n`` points of a whole data set, standardized; None when it has fewer. ``gauss10`` and
+    ``<generator>-gen`` (Breiman's ``twonorm``, ``ringnorm``, ``threenorm``, ``waveform``:
+    :func:`svmtune.datasets.generate`) are drawn at any ``n``."""
     if name == "gauss10":
         return gauss10(n, seed)
+    if name.endswith("-gen"):
+        X, y = generate(name.removesuffix("-gen"), n=n, seed=seed)
+        return standardize(X, X[:1])[0], y
     X, y = load("ring" if name == "ringnorm" else name)
     if X.shape[0] < n:
         return None
