@@ -241,7 +241,7 @@ def smo_loop(
                     if size <= LEND_BELOW * n:  # laid out afresh, few variables active
                         cap, buf = lend_slots(rows, slot, owner, pbuf)
                         state[LENT] = max(state[LENT], owner.shape[0] - cap)
-        copies = packed and n >= COPY_ROWS_FROM
+        copies = packed and n >= COPY_ROWS_FROM and (kind == ROWS_GIVEN or cap < owner.shape[0])
         slots = min(buf.shape[0] // max(meta[P_STRIDE], 1), m) if copies else 0
         # positions index the packed copies, else the variables themselves
         yS, CS, aS, GS, dS = (yP, CP, aP, GP, dP) if packed else (y, C, alpha, G, diag)
