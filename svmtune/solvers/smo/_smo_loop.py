@@ -111,10 +111,13 @@ def _add_bound(Gbar, y, Kr, w):  # pragma: no cover - compiled
 
 
 COPY_ROWS_FROM = 4096
-"""Points from which the packed passes read kernel rows from copies in the active variables'
-positions (:mod:`svmtune.solvers.smo._packed_rows`); below, through ``order`` (the rows are short
-enough that the gather costs less than the copies: banana at 2,000 points and C = 1e4, 830 k
-iterations over a few hundred active variables, took 1.26x the CPU with copies)."""
+"""Points from which the packed passes read kernel rows held in the active variables' positions
+(:mod:`svmtune.solvers.smo._packed_rows`): RBF and linear rows once at most a quarter of the
+points are active (in slots the row store lends; before that the passes read the store in place,
+most of each cache line being active columns), rows from the driver whenever variables are
+shrunk. Below, always through ``order`` (the rows are short enough that the gather costs less
+than the copies: banana at 2,000 points and C = 1e4, 830 k iterations over a few hundred active
+variables, took 1.26x the CPU with copies)."""
 
 
 SHRINK_LEAST = 64
@@ -144,7 +147,7 @@ def smo_loop(
     gamma,  # float (for ROWS_RBF)
     owner,  # int64[::1]: the row held by each slot, -1 free (for kind > 0)
     evals,  # int64[::1], one entry: kernel entries computed here (for kind > 0)
-    pbuf,  # float64[::1], at least 2 m: the rows the passes read, by position (_packed_rows)
+    pbuf,  # float64[::1]: rows by position (_packed_rows), at least 2 m for kind 0 (else unused)
     tol,
     second_order,
     shrinking,
