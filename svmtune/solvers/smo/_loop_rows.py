@@ -24,6 +24,7 @@ __all__ = [
     "ROWS_GIVEN",
     "ROWS_LINEAR",
     "ROWS_RBF",
+    "compute_packed",
     "compute_row",
     "fetch_row",
     "gradient_from_rows",
@@ -53,15 +54,15 @@ def has_row(slot, row_epoch, epoch, r):  # pragma: no cover - compiled
 # caches that version for every later caller, and reassociation undoes its Cody-Waite range
 # reduction (58 ulp at x = -194 instead of 1).
 @njit(cache=True, nogil=True)
-def compute_row(r, cache, source, order, size, complete):  # pragma: no cover - compiled
-    """Put row ``r`` into the least recently used slot: on ``order[:size]`` when some variables
-    are shrunk (valid in this epoch) and not ``complete``, else on every column."""
+def compute_row(r, cache, source, order, size, complete, cap):  # pragma: no cover - compiled
+    """Put row ``r`` into the least recently used of the first ``cap`` slots (the rest may be
+    lent to the rows held by position): on ``order[:size]`` when some variables are shrunk
+    (valid in this epoch) and not ``complete``, else on every column."""
     rows, slot, stamp, clock, row_epoch, epoch, owner, evals = cache
     kind, X, sq, gamma = source
     m = order.shape[0]
     s = slot[r]
     if s < 0:
-        cap = owner.shape[0]
         if owner[cap - 1] < 0:
             # not full: slots are filled in order, so the first free one follows the used
             # prefix (bisection; any free slot would do: owner[hi] stays free)
@@ -153,14 +154,49 @@ def compute_row(r, cache, source, order, size, complete):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
-def fetch_row(r, cache, source, order, size):  # pragma: no cover - compiled
+def fetch_row(r, cache, source, order, size, cap):  # pragma: no cover - compiled
     """Compute a missing row ``r`` (see :func:`compute_row`) when the loop can: False when it
     must come from the driver (``kind == ROWS_GIVEN``)."""
     if source[0] == ROWS_GIVEN:
         return False
     # typed, not a literal False: that would compile compute_row a second time
-    compute_row(r, cache, source, order, size, np.bool_(False))
+    compute_row(r, cache, source, order, size, np.bool_(False), cap)
     return True
+
+
+@njit(cache=True, nogil=True)
+def compute_packed(r, out, base, source, order, size, evals):  # pragma: no cover - compiled
+    """Row ``r`` on the active variables by position, ``K[r, order[p]]`` at ``out[base + p]``:
+    the entries :func:`compute_row` computes for a partial row (points of at most 64
+    features), with the same arithmetic."""
+    kind, X, sq, gamma = source
+    d = X.shape[1]
+    xr = X[r]
+    own = -1
+    for p in range(size):
+        t = order[p]
+        if t == r:
+            own = p
+        xt = X[t]
+        acc = 0.0
+        for f in range(d):
+            acc += xr[f] * xt[f]
+        out[base + p] = acc
+    if kind == ROWS_RBF:
+        sr = sq[r]
+        arg = np.empty(size)
+        val = np.empty(size)
+        bits = np.empty(size, dtype=np.int64)
+        for p in range(size):
+            t = order[p]
+            dist = sr + sq[t] - 2.0 * out[base + p]
+            arg[p] = -gamma * dist if dist > DISTANCE_ROUNDOFF * (sr + sq[t]) else 0.0
+        exp_nonpositive_into(arg, val, bits)
+        for p in range(size):
+            out[base + p] = val[p]
+        if own >= 0:
+            out[base + own] = 1.0
+    evals[0] += size
 
 
 @njit(cache=True, nogil=True)

@@ -25,8 +25,9 @@ ROW_CACHE_SHARE = 0.75
 """Share of a solve's memory budget the kernel-row cache takes (:class:`KernelRows` without an
 explicit ``capacity``). The rest is for what SMO holds beside it: the copies of rows in the
 active variables' positions (at most an eighth of the cache's bytes,
-:func:`svmtune.solvers.smo._run.packed_rows_len`) and the blocks of rows read at once
-(:data:`BLOCK_SHARE`): ``3/4 + 3/32 + 1/8 < 1``."""
+:func:`svmtune.solvers.smo._run.packed_rows_len`; none for RBF and linear rows, which are held by
+position in slots the cache lends) and the blocks of rows read at once (:data:`BLOCK_SHARE`):
+``3/4 + 3/32 + 1/8 < 1``."""
 
 BLOCK_SHARE = 0.125
 """Share of the memory budget a block of kernel rows read at once may take beside a row store

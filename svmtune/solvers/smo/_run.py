@@ -32,13 +32,16 @@ __all__ = ["SMORun"]
 
 PACKED_ROWS_BYTES = 64 * 2**20
 """Bytes at most for the copies of kernel rows in the active variables' positions that the loop
-reads once variables are shrunk (:mod:`svmtune.solvers.smo._packed_rows`): also at most an eighth of
-the row store's bytes and ``m^2`` doubles, and at least two rows of ``m``. Allocated untouched,
-so a solve that never shrinks uses none of it."""
+reads once variables are shrunk (:mod:`svmtune.solvers.smo._packed_rows`) when the rows come
+from the driver (a full Gram matrix, a kernel computed in Python): also at most an eighth of the
+row store's bytes and ``m^2`` doubles, and at least two rows of ``m``. Allocated untouched, so a
+solve that never shrinks uses none of it. RBF and linear rows computed in the loop need no such
+buffer: their rows by position are held in slots the row store lends."""
 
 
 def packed_rows_len(m: int, store_bytes: int) -> int:
-    """Doubles of the buffer for ``m`` variables beside a row store of ``store_bytes`` bytes."""
+    """Doubles of the buffer for ``m`` variables beside a row store of ``store_bytes`` bytes
+    whose rows come from the driver (an upper bound of the buffer for any row store)."""
     return max(2 * m, min(m * m, store_bytes // 64, PACKED_ROWS_BYTES // 8))
 
 
@@ -126,7 +129,9 @@ class SMORun:
                 gbar = y * store.row_products(bound, C[bound] * y[bound])[0]
         self._Gbar = np.ascontiguousarray(gbar, dtype=np.float64)
         self._order = active.copy()
-        self._pbuf = np.empty(packed_rows_len(int(active.shape[0]), int(store.rows.nbytes)))
+        lent = store.kind != _loop_rows.ROWS_GIVEN  # rows by position in the store's slots
+        m = int(active.shape[0])
+        self._pbuf = np.empty(0 if lent else packed_rows_len(m, int(store.rows.nbytes)))
         self._state = _shrinking.new_state(int(active.shape[0]))
         self._stale = False
         store.epoch[0] += 1  # partial rows of an earlier solve are not rows of this one

@@ -14,6 +14,7 @@ from numba import njit
 
 __all__ = [
     "COUNTER",
+    "LENT",
     "N_STATE",
     "PHASE",
     "RECHECK",
@@ -41,7 +42,10 @@ RECHECK = 4
 SWEPT = 5
 """``state[SWEPT]``: variables the iterations passed over (the active prefix's size, summed
 over iterations): the work of the passes, a count."""
-N_STATE = 6
+LENT = 6
+"""``state[LENT]``: the most slots of the row store lent at once to the rows held in the active
+variables' positions (:mod:`svmtune.solvers.smo._packed_rows`), 0 if never: a count."""
+N_STATE = 7
 
 
 def new_state(m: int) -> np.ndarray:
@@ -94,10 +98,18 @@ def be_shrunk(t, y, C, alpha, G, gmax, gmin):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def shrink(y, C, alpha, G, order, size):  # pragma: no cover - compiled
+def shrink(y, C, alpha, G, order, size, least):  # pragma: no cover - compiled
     """One shrinking pass over ``order[:size]``: the variables :func:`be_shrunk` says are moved
-    behind the prefix, the rest sorted; returns the new ``size``."""
+    behind the prefix, the rest sorted; returns the new ``size``. Nothing moves when fewer
+    than ``least`` variables would be shrunk (they are shrunk in a later pass, with others)."""
     gmax, gmin = extremes(y, C, alpha, G, order, size)
+    if least > 0:
+        count = 0
+        for idx in range(size):
+            if be_shrunk(order[idx], y, C, alpha, G, gmax, gmin):
+                count += 1
+        if count < least:
+            return size
     idx = 0
     while idx < size:
         if be_shrunk(order[idx], y, C, alpha, G, gmax, gmin):

@@ -49,12 +49,24 @@ from svmtune.solvers.smo._loop_passes import (
     _status,
     _statuses,
 )
-from svmtune.solvers.smo._loop_rows import compute_row, fetch_row, has_row
-from svmtune.solvers.smo._packed_rows import drop_packed, new_packed, packed_row, set_layout
+from svmtune.solvers.smo._loop_rows import ROWS_GIVEN, compute_row, fetch_row, has_row
+from svmtune.solvers.smo._packed_rows import LAID as P_LAID
+from svmtune.solvers.smo._packed_rows import LAYOUT as P_LAYOUT
+from svmtune.solvers.smo._packed_rows import (
+    LEND_BELOW,
+    copy_at,
+    drop_packed,
+    held_row,
+    lend_slots,
+    new_packed,
+    set_layout,
+)
+from svmtune.solvers.smo._packed_rows import STRIDE as P_STRIDE
 from svmtune.solvers.smo._pair_step import TAU as TAU
 from svmtune.solvers.smo._pair_step import clipped_step
 from svmtune.solvers.smo._shrinking import (
     COUNTER,
+    LENT,
     PHASE,
     RECHECK,
     SIZE,
@@ -99,10 +111,18 @@ def _add_bound(Gbar, y, Kr, w):  # pragma: no cover - compiled
 
 
 COPY_ROWS_FROM = 4096
-"""Points from which the packed passes read kernel rows from copies in the active variables'
-positions (:mod:`svmtune.solvers.smo._packed_rows`); below, through ``order`` (the rows are short
-enough that the gather costs less than the copies: banana at 2,000 points and C = 1e4, 830 k
-iterations over a few hundred active variables, took 1.26x the CPU with copies)."""
+"""Points from which the packed passes read kernel rows held in the active variables' positions
+(:mod:`svmtune.solvers.smo._packed_rows`): RBF and linear rows once at most a quarter of the
+points are active (in slots the row store lends; before that the passes read the store in place,
+most of each cache line being active columns), rows from the driver whenever variables are
+shrunk. Below, always through ``order`` (the rows are short enough that the gather costs less
+than the copies: banana at 2,000 points and C = 1e4, 830 k iterations over a few hundred active
+variables, took 1.26x the CPU with copies)."""
+
+
+SHRINK_LEAST = 64
+"""With rows by position (from :data:`COPY_ROWS_FROM` points on), a shrinking pass moves
+variables only when at least ``1 / SHRINK_LEAST`` of the active ones can be shrunk."""
 
 
 @njit(cache=True, nogil=True)
@@ -127,7 +147,7 @@ def smo_loop(
     gamma,  # float (for ROWS_RBF)
     owner,  # int64[::1]: the row held by each slot, -1 free (for kind > 0)
     evals,  # int64[::1], one entry: kernel entries computed here (for kind > 0)
-    pbuf,  # float64[::1], at least 2 m: the rows the passes read, by position (_packed_rows)
+    pbuf,  # float64[::1]: rows by position (_packed_rows), at least 2 m for kind 0 (else unused)
     tol,
     second_order,
     shrinking,
@@ -176,7 +196,10 @@ def smo_loop(
     next_gmax = -np.inf
     next_pi = -1
     # rows by position for the packed passes (_packed_rows), and whether K_tt = 1 (RBF)
-    pmap, powner, play, meta, pos_map, porder = new_packed(n, m)
+    pk = new_packed(n, m)
+    pmap, powner, play, pref, meta = pk[0], pk[1], pk[2], pk[3], pk[4]
+    cap = owner.shape[0]  # slots of the row store in use; the rest lent to buf
+    buf = pbuf
     unit = second_order
     for t in range(n):
         if diag[t] != 1.0:
@@ -205,7 +228,10 @@ def smo_loop(
                                 break
             state[PHASE] = phase
         if phase == 1:
-            state[SIZE] = shrink(y, C, alpha, G, order, state[SIZE])
+            # with rows by position, a pass that drops only a few variables is put off: each
+            # new layout makes the rows held by position be compacted when next read
+            least = state[SIZE] // SHRINK_LEAST if n >= COPY_ROWS_FROM and SHRINK_LEAST > 0 else 0
+            state[SIZE] = shrink(y, C, alpha, G, order, state[SIZE], least)
             state[PHASE] = 2
             fused = False
         size = state[SIZE]
@@ -213,8 +239,13 @@ def smo_loop(
             pack(y, C, alpha, G, diag, order, size, yP, CP, aP, GP, dP)
             packed = True
             if n >= COPY_ROWS_FROM:
-                set_layout(order, size, pmap, powner, meta, pos_map, porder)
-        copies = packed and n >= COPY_ROWS_FROM
+                set_layout(order, size, pk)
+                if meta[P_LAID] == meta[P_LAYOUT] and cap == owner.shape[0] and kind != ROWS_GIVEN:
+                    if size <= LEND_BELOW * n:  # laid out afresh, few variables active
+                        cap, buf = lend_slots(rows, slot, owner, pbuf)
+                        state[LENT] = max(state[LENT], owner.shape[0] - cap)
+        copies = packed and n >= COPY_ROWS_FROM and (kind == ROWS_GIVEN or cap < owner.shape[0])
+        slots = min(buf.shape[0] // max(meta[P_STRIDE], 1), m) if copies else 0
         # positions index the packed copies, else the variables themselves
         yS, CS, aS, GS, dS = (yP, CP, aP, GP, dP) if packed else (y, C, alpha, G, diag)
         # ---- working-set selection: i maximises v = -y G over I_up, j by _pair_step ---------
@@ -227,9 +258,18 @@ def smo_loop(
         i = order[pi] if packed and pi >= 0 else pi
         kii = 0.0
         si = -1
-        if second_order and i >= 0:
+        bi = -1
+        if second_order and i >= 0 and copies:
+            bi = copy_at(i, pmap, play, pref, meta)
+            if bi < 0:
+                bi = held_row(i, -1, cache, source, order, size, cap, slots, buf, pk)
+                if bi < 0:
+                    status, need = NEED_ROW, i
+                    break
+            kii = diag[i]
+        elif second_order and i >= 0:
             if not has_row(slot, row_epoch, epoch, i):
-                if not fetch_row(i, cache, source, order, size):
+                if not fetch_row(i, cache, source, order, size, cap):
                     status, need = NEED_ROW, i
                     break
                 drop_packed(i, pmap, powner)
@@ -245,12 +285,12 @@ def smo_loop(
                 st, yS, GS, size, gmax, rows, si, kii + 1.0, order, whole
             )
         elif unit and i >= 0:
-            Ki = packed_row(i, rows[si], order, pbuf, pmap, powner, play, meta, pos_map, -1)
+            Ki = buf[bi : bi + size]
             gmin, pj = _select_j_unit(st, yS, GS, size, gmax, Ki, kii + 1.0, order, whole)
         elif i >= 0 or not second_order:
             Ki = diag if si < 0 else rows[si]  # diag: not read by the first-order selection
-            if copies and si >= 0:
-                Ki = packed_row(i, Ki, order, pbuf, pmap, powner, play, meta, pos_map, -1)
+            if bi >= 0:
+                Ki = buf[bi : bi + size]
             gmin, pj = _select_j_st(st, yS, GS, dS, size, gmax, second_order, Ki, kii, order, whole)
         j = order[pj] if packed and pj >= 0 else pj
         gap = -np.inf if i < 0 or j < 0 else gmax - gmin
@@ -267,28 +307,45 @@ def smo_loop(
         if steps >= max_steps:
             status = MAX_STEPS
             break
-        if not has_row(slot, row_epoch, epoch, i):
-            if not fetch_row(i, cache, source, order, size):
-                status, need = NEED_ROW, i
-                break
-            drop_packed(i, pmap, powner)
-        stamp[slot[i]] = clock[0]  # row i stays while row j is fetched
-        clock[0] += 1
-        if not has_row(slot, row_epoch, epoch, j):
-            if not fetch_row(j, cache, source, order, size):
-                status, need = NEED_ROW, j
-                break
-            drop_packed(j, pmap, powner)
-        si = slot[i]
-        sj = slot[j]
-        c = clock[0]
-        stamp[si] = c
-        stamp[sj] = c + 1
-        clock[0] = c + 2
+        if copies:  # rows i and j by position (row j never takes row i's slot)
+            if bi < 0:
+                bi = copy_at(i, pmap, play, pref, meta)
+            if bi < 0:
+                bi = held_row(i, -1, cache, source, order, size, cap, slots, buf, pk)
+                if bi < 0:
+                    status, need = NEED_ROW, i
+                    break
+            bj = copy_at(j, pmap, play, pref, meta)
+            if bj < 0:
+                bj = held_row(j, i, cache, source, order, size, cap, slots, buf, pk)
+                if bj < 0:
+                    status, need = NEED_ROW, j
+                    break
+            kij = buf[bi + pj]
+        else:
+            if not has_row(slot, row_epoch, epoch, i):
+                if not fetch_row(i, cache, source, order, size, cap):
+                    status, need = NEED_ROW, i
+                    break
+                drop_packed(i, pmap, powner)
+            stamp[slot[i]] = clock[0]  # row i stays while row j is fetched
+            clock[0] += 1
+            if not has_row(slot, row_epoch, epoch, j):
+                if not fetch_row(j, cache, source, order, size, cap):
+                    status, need = NEED_ROW, j
+                    break
+                drop_packed(j, pmap, powner)
+            si = slot[i]
+            sj = slot[j]
+            c = clock[0]
+            stamp[si] = c
+            stamp[sj] = c + 1
+            clock[0] = c + 2
+            kij = rows[si, j]
         old_i = alpha[i]
         old_j = alpha[j]
         new_i, new_j = clipped_step(
-            diag[i] + diag[j] - 2.0 * rows[si, j],
+            diag[i] + diag[j] - 2.0 * kij,
             gmax,
             y[i],
             y[j],
@@ -303,19 +360,18 @@ def smo_loop(
         flip_i = (old_i >= C[i]) != (new_i >= C[i])
         flip_j = (old_j >= C[j]) != (new_j >= C[j])
         for r, flip in ((i, flip_i), (j, flip_j)):
-            if flip and row_epoch[slot[r]] >= 0:
+            if flip and (slot[r] < 0 or row_epoch[slot[r]] >= 0):
                 if kind == 0:
                     status, need = NEED_COMPLETE_ROW, r
                     break
-                stamp[slot[i]] = clock[0]
-                stamp[slot[j]] = clock[0]
+                for q in (i, j):  # the pair's rows stay while the other is computed
+                    if slot[q] >= 0:
+                        stamp[slot[q]] = clock[0]
                 clock[0] += 1
-                compute_row(r, cache, source, order, size, complete)
+                compute_row(r, cache, source, order, size, complete, cap)
                 drop_packed(r, pmap, powner)
         if need >= 0:
             break
-        si = slot[i]
-        sj = slot[j]
         alpha[i] = new_i
         alpha[j] = new_j
         if packed:
@@ -324,19 +380,26 @@ def smo_loop(
         st[pi] = _status(y[i], new_i, C[i])
         st[pj] = _status(y[j], new_j, C[j])
         if flip_i:
-            _add_bound(Gbar, y, rows[si], C[i] * y[i] if new_i >= C[i] else -C[i] * y[i])
+            _add_bound(Gbar, y, rows[slot[i]], C[i] * y[i] if new_i >= C[i] else -C[i] * y[i])
         if flip_j:
-            _add_bound(Gbar, y, rows[sj], C[j] * y[j] if new_j >= C[j] else -C[j] * y[j])
+            _add_bound(Gbar, y, rows[slot[j]], C[j] * y[j] if new_j >= C[j] else -C[j] * y[j])
         # ---- gradient update: G += Q[:, i] d_i + Q[:, j] d_j, over the active prefix --------
         ci = y[i] * (new_i - old_i)
         cj = y[j] * (new_j - old_j)
-        if copies:  # rows by position (row j's copy never takes row i's slot)
-            Ki = packed_row(i, rows[si], order, pbuf, pmap, powner, play, meta, pos_map, -1)
-            Kj = packed_row(j, rows[sj], order, pbuf, pmap, powner, play, meta, pos_map, i)
+        if copies:  # a flip dropped the row by position: copied again from the complete row
+            if flip_i or flip_j:
+                bi = copy_at(i, pmap, play, pref, meta)
+                if bi < 0:
+                    bi = held_row(i, j, cache, source, order, size, cap, slots, buf, pk)
+                bj = copy_at(j, pmap, play, pref, meta)
+                if bj < 0:
+                    bj = held_row(j, i, cache, source, order, size, cap, slots, buf, pk)
+            Ki = buf[bi : bi + size]
+            Kj = buf[bj : bj + size]
             next_gmax, next_pi = _add_pair_select_i(GS, st, yS, Ki, Kj, ci, cj, size, order, whole)
         else:
             next_gmax, next_pi = _add_pair_select_i_rows(
-                GS, st, yS, rows, si, sj, ci, cj, size, order, whole
+                GS, st, yS, rows, slot[i], slot[j], ci, cj, size, order, whole
             )
         fused = True
         steps += 1

@@ -179,12 +179,14 @@ def test_franc_certifies_long_refinements() -> None:
     # linear heart at C = 10: the retrains' decisions near zero go on at tolerances 1000 times
     # tighter, hundreds of thousands of steps each under the eps-KKT stop alone; Franc's bound,
     # in windows once a refinement has cost 10,000 eps-KKT steps, certifies most of them,
-    # whatever the efficiency test chose for the first pass
+    # whatever the efficiency test chose for the first pass. Which decisions come out near zero
+    # (and are refined) depends on the first pass's stop and on round-off (CPU, BLAS): the
+    # two counts need not be equal, the LOO errors must
     y, K = _data("heart", "linear")
     franc = exact_loo(y, C=10.0, gram=K, stopping="franc")
     kkt = exact_loo(y, C=10.0, gram=K, stopping="kkt")
     assert franc.error == kkt.error
-    assert franc.counts["refined"] == kkt.counts["refined"] >= 20
+    assert franc.counts["refined"] >= 20 and kkt.counts["refined"] >= 20
     assert 2 * franc.counts["refined_certified"] >= franc.counts["refined"]
     assert 4 * franc.counts["retrain_iterations"] < kkt.counts["retrain_iterations"]
     assert franc.counts["prec_percent"] <= 100.0
