@@ -259,7 +259,7 @@ def smo_loop(
         kii = 0.0
         si = -1
         bi = -1
-        if second_order and i >= 0 and copies:
+        if i >= 0 and copies:  # row i by position (also read for the step's K_ij)
             bi = copy_at(i, pmap, play, pref, meta)
             if bi < 0:
                 bi = held_row(i, -1, cache, source, order, size, cap, slots, buf, pk)
@@ -307,14 +307,7 @@ def smo_loop(
         if steps >= max_steps:
             status = MAX_STEPS
             break
-        if copies:  # rows i and j by position (row j never takes row i's slot)
-            if bi < 0:
-                bi = copy_at(i, pmap, play, pref, meta)
-            if bi < 0:
-                bi = held_row(i, -1, cache, source, order, size, cap, slots, buf, pk)
-                if bi < 0:
-                    status, need = NEED_ROW, i
-                    break
+        if copies:  # row j by position (never taking row i's slot)
             bj = copy_at(j, pmap, play, pref, meta)
             if bj < 0:
                 bj = held_row(j, i, cache, source, order, size, cap, slots, buf, pk)
