@@ -230,7 +230,7 @@ def smo_loop(
         if phase == 1:
             # with rows by position, a pass that drops only a few variables is put off: each
             # new layout makes the rows held by position be compacted when next read
-            least = state[SIZE] // SHRINK_LEAST if n >= COPY_ROWS_FROM and SHRINK_LEAST > 0 else 0
+            least = state[SIZE] // SHRINK_LEAST if n >= COPY_ROWS_FROM else 0
             state[SIZE] = shrink(y, C, alpha, G, order, state[SIZE], least)
             state[PHASE] = 2
             fused = False
