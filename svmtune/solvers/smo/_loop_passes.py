@@ -39,23 +39,129 @@ def _statuses(y, C, alpha, size, st):  # pragma: no cover - compiled
 # +-1.0 (exactly ``-G_t`` or ``G_t``), and a variable outside I_up (I_low) gets ``v = -inf``
 # (``+inf``), which never wins the comparison. Branching on the label bit instead cost a
 # mispredicted branch on about every other variable (labels come in no order): the fused pass
-# took 5.6x the time of a plain pass at n = 2,000 (benchmarks/smo.py --part passes). The only
-# branches left are taken when a new best is found.
+# took 5.6x the time of a plain pass at n = 2,000 (benchmarks/smo.py --part passes).
+#
+# Each pass runs four lanes: position t goes to lane t % 4, each lane keeps its own best and the
+# first position it was found at, and the lanes are merged at the end (the best value, the
+# smallest position among the lanes that hold it): the same value and position as one scan
+# with a strict comparison, bit for bit. One scan is a chain of dependent compare-and-select
+# steps (LLVM turns the branch on a new best into selects), about 7 cycles a variable; four
+# independent chains overlap. At 10,000 variables (penbased) select i took 26 us a pass and 9
+# with lanes, select j 24-43 and 12-16, the fused update 26 and 13; at 2,000 points 5.3 / 2.0,
+# 2.8 / 2.5 and 5.5 / 2.8 (benchmarks/smo_passes.py --lanes). numba does not vectorize a
+# floating-point max or min reduction (no fast-math function attributes reach LLVM's loop
+# vectorizer), so the lanes are written out; more than four gained nothing.
+
+LANES = 4
+"""Independent chains of comparisons in each pass (see above)."""
+
+
+@njit(cache=True, nogil=True)
+def _up_v(st, y, G, t):  # pragma: no cover - compiled
+    """``v = -y_t G_t`` for a variable in ``I_up``, else ``-inf``."""
+    v = -(y[t] * G[t])
+    if not st[t] & UP:
+        v = -np.inf
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _low_v(st, y, G, t):  # pragma: no cover - compiled
+    """``v = -y_t G_t`` for a variable in ``I_low``, else ``+inf``."""
+    v = -(y[t] * G[t])
+    if not st[t] & LOW:
+        v = np.inf
+    return v
+
+
+@njit(cache=True, nogil=True)
+def _keep_max(v, t, m, p):  # pragma: no cover - compiled
+    """A lane's best after position ``t`` with value ``v``: a strictly greater one wins."""
+    if v > m:
+        return v, t
+    return m, p
+
+
+@njit(cache=True, nogil=True)
+def _keep_min(v, t, m, p):  # pragma: no cover - compiled
+    """:func:`_keep_max` for a minimum."""
+    if v < m:
+        return v, t
+    return m, p
+
+
+@njit(cache=True, nogil=True)
+def _merge_max(m0, p0, m1, p1, m2, p2, m3, p3):  # pragma: no cover - compiled
+    """The four lanes' best: the greatest value, at the smallest position holding it (``-1``
+    when no lane found one)."""
+    m, p = m0, p0
+    for mk, pk in ((m1, p1), (m2, p2), (m3, p3)):
+        if pk >= 0 and (mk > m or (mk == m and (p < 0 or pk < p))):
+            m, p = mk, pk
+    return m, p
+
+
+@njit(cache=True, nogil=True)
+def _merge_min(m0, p0, m1, p1, m2, p2, m3, p3):  # pragma: no cover - compiled
+    """:func:`_merge_max` for a minimum."""
+    m, p = m0, p0
+    for mk, pk in ((m1, p1), (m2, p2), (m3, p3)):
+        if pk >= 0 and (mk < m or (mk == m and (p < 0 or pk < p))):
+            m, p = mk, pk
+    return m, p
+
+
+@njit(cache=True, nogil=True)
+def _keep_pair(v, gmax, quad, t, best, p):  # pragma: no cover - compiled
+    """LIBSVM's second-order gain of the pair (i, t) for a variable with ``v`` (``+inf``
+    outside ``I_low``) and ``quad = K_ii + K_tt - 2 K_it``: a lane's best after ``t``."""
+    b = gmax - v  # -inf outside I_low
+    if b > 0.0:
+        a = quad
+        if a <= 0.0:
+            a = TAU
+        obj = -(b * b) / a
+        if obj < best:
+            return obj, t
+    return best, p
 
 
 @njit(cache=True, nogil=True)
 def _select_i_st(st, y, G, size):  # pragma: no cover - compiled
     """:func:`select_i` on the statuses: the same values and ties."""
-    gmax = -np.inf
-    p = -1
-    for t in range(size):
-        v = -(y[t] * G[t])
-        if not st[t] & UP:
-            v = -np.inf
-        if v > gmax:
-            gmax = v
-            p = t
-    return gmax, p
+    m0 = m1 = m2 = m3 = -np.inf
+    p0 = p1 = p2 = p3 = -1
+    t = 0
+    while t + LANES <= size:
+        m0, p0 = _keep_max(_up_v(st, y, G, t), t, m0, p0)
+        m1, p1 = _keep_max(_up_v(st, y, G, t + 1), t + 1, m1, p1)
+        m2, p2 = _keep_max(_up_v(st, y, G, t + 2), t + 2, m2, p2)
+        m3, p3 = _keep_max(_up_v(st, y, G, t + 3), t + 3, m3, p3)
+        t += LANES
+    while t < size:
+        m0, p0 = _keep_max(_up_v(st, y, G, t), t, m0, p0)
+        t += 1
+    gmax, p = _merge_max(m0, p0, m1, p1, m2, p2, m3, p3)
+    return (gmax if p >= 0 else -np.inf), p
+
+
+@njit(cache=True, nogil=True)
+def _select_j_first(st, y, G, size):  # pragma: no cover - compiled
+    """The first-order ``j``: the least ``v`` over ``I_low`` and its first position."""
+    m0 = m1 = m2 = m3 = np.inf
+    p0 = p1 = p2 = p3 = -1
+    t = 0
+    while t + LANES <= size:
+        m0, p0 = _keep_min(_low_v(st, y, G, t), t, m0, p0)
+        m1, p1 = _keep_min(_low_v(st, y, G, t + 1), t + 1, m1, p1)
+        m2, p2 = _keep_min(_low_v(st, y, G, t + 2), t + 2, m2, p2)
+        m3, p3 = _keep_min(_low_v(st, y, G, t + 3), t + 3, m3, p3)
+        t += LANES
+    while t < size:
+        m0, p0 = _keep_min(_low_v(st, y, G, t), t, m0, p0)
+        t += 1
+    gmin, p = _merge_min(m0, p0, m1, p1, m2, p2, m3, p3)
+    return (gmin if p >= 0 else np.inf), p
 
 
 @njit(cache=True, nogil=True)
@@ -66,52 +172,57 @@ def _select_j_st(
     ``C`` and ``alpha``): the same values and ties. Row ``i`` is read at position ``t``
     when ``whole`` (all variables active, or the row copied by position), else at column
     ``order[t]``."""
-    gmin = np.inf
-    p = -1
-    best = np.inf
-    for t in range(size):
-        v = -(y[t] * G[t])
-        if not st[t] & LOW:
-            v = np.inf
-        if v < gmin:
-            gmin = v
-            if not second_order:
-                p = t
-        if second_order:
-            b = gmax - v  # -inf outside I_low
-            if b > 0.0:
-                a = kii + diag[t] - 2.0 * Ki[t if whole else order[t]]
-                if a <= 0.0:
-                    a = TAU
-                obj = -(b * b) / a
-                if obj < best:
-                    best = obj
-                    p = t
-    return gmin, p
+    if not second_order:
+        return _select_j_first(st, y, G, size)
+    g0 = g1 = g2 = g3 = np.inf
+    b0 = b1 = b2 = b3 = np.inf
+    p0 = p1 = p2 = p3 = -1
+    t = 0
+    while t + LANES <= size:
+        v0, v1 = _low_v(st, y, G, t), _low_v(st, y, G, t + 1)
+        v2, v3 = _low_v(st, y, G, t + 2), _low_v(st, y, G, t + 3)
+        g0, g1, g2, g3 = min(g0, v0), min(g1, v1), min(g2, v2), min(g3, v3)
+        k0, k1 = Ki[t if whole else order[t]], Ki[t + 1 if whole else order[t + 1]]
+        k2, k3 = Ki[t + 2 if whole else order[t + 2]], Ki[t + 3 if whole else order[t + 3]]
+        b0, p0 = _keep_pair(v0, gmax, kii + diag[t] - 2.0 * k0, t, b0, p0)
+        b1, p1 = _keep_pair(v1, gmax, kii + diag[t + 1] - 2.0 * k1, t + 1, b1, p1)
+        b2, p2 = _keep_pair(v2, gmax, kii + diag[t + 2] - 2.0 * k2, t + 2, b2, p2)
+        b3, p3 = _keep_pair(v3, gmax, kii + diag[t + 3] - 2.0 * k3, t + 3, b3, p3)
+        t += LANES
+    while t < size:
+        v0 = _low_v(st, y, G, t)
+        g0 = min(g0, v0)
+        k0 = Ki[t if whole else order[t]]
+        b0, p0 = _keep_pair(v0, gmax, kii + diag[t] - 2.0 * k0, t, b0, p0)
+        t += 1
+    return min(min(g0, g1), min(g2, g3)), _merge_min(b0, p0, b1, p1, b2, p2, b3, p3)[1]
 
 
 @njit(cache=True, nogil=True)
 def _select_j_unit(st, y, G, size, gmax, Ki, kd, order, whole):  # pragma: no cover - compiled
     """:func:`_select_j_st`'s second-order rule when every ``K_tt`` is 1 (RBF): the diagonal is
     not read, ``kd = K_ii + 1`` (the same sums: ``K_ii + K_tt`` is ``kd``)."""
-    gmin = np.inf
-    p = -1
-    best = np.inf
-    for t in range(size):
-        v = -(y[t] * G[t])
-        if not st[t] & LOW:
-            v = np.inf
-        gmin = min(gmin, v)
-        b = gmax - v  # -inf outside I_low
-        if b > 0.0:
-            a = kd - 2.0 * Ki[t if whole else order[t]]
-            if a <= 0.0:
-                a = TAU
-            obj = -(b * b) / a
-            if obj < best:
-                best = obj
-                p = t
-    return gmin, p
+    g0 = g1 = g2 = g3 = np.inf
+    b0 = b1 = b2 = b3 = np.inf
+    p0 = p1 = p2 = p3 = -1
+    t = 0
+    while t + LANES <= size:
+        v0, v1 = _low_v(st, y, G, t), _low_v(st, y, G, t + 1)
+        v2, v3 = _low_v(st, y, G, t + 2), _low_v(st, y, G, t + 3)
+        g0, g1, g2, g3 = min(g0, v0), min(g1, v1), min(g2, v2), min(g3, v3)
+        k0, k1 = Ki[t if whole else order[t]], Ki[t + 1 if whole else order[t + 1]]
+        k2, k3 = Ki[t + 2 if whole else order[t + 2]], Ki[t + 3 if whole else order[t + 3]]
+        b0, p0 = _keep_pair(v0, gmax, kd - 2.0 * k0, t, b0, p0)
+        b1, p1 = _keep_pair(v1, gmax, kd - 2.0 * k1, t + 1, b1, p1)
+        b2, p2 = _keep_pair(v2, gmax, kd - 2.0 * k2, t + 2, b2, p2)
+        b3, p3 = _keep_pair(v3, gmax, kd - 2.0 * k3, t + 3, b3, p3)
+        t += LANES
+    while t < size:
+        v0 = _low_v(st, y, G, t)
+        g0 = min(g0, v0)
+        b0, p0 = _keep_pair(v0, gmax, kd - 2.0 * Ki[t if whole else order[t]], t, b0, p0)
+        t += 1
+    return min(min(g0, g1), min(g2, g3)), _merge_min(b0, p0, b1, p1, b2, p2, b3, p3)[1]
 
 
 # The _rows variants repeat the 1-D passes' bodies on purpose. One body for both, the 1-D form
@@ -123,43 +234,67 @@ def _select_j_unit(st, y, G, size, gmax, Ki, kd, order, whole):  # pragma: no co
 @njit(cache=True, nogil=True)
 def _select_j_unit_rows(st, y, G, size, gmax, rows, ri, kd, order, whole):  # pragma: no cover
     """:func:`_select_j_unit` reading row ``ri`` of the row store in place (no view)."""
-    gmin = np.inf
-    p = -1
-    best = np.inf
-    for t in range(size):
-        v = -(y[t] * G[t])
-        if not st[t] & LOW:
-            v = np.inf
-        gmin = min(gmin, v)
-        b = gmax - v  # -inf outside I_low
-        if b > 0.0:
-            a = kd - 2.0 * rows[ri, t if whole else order[t]]
-            if a <= 0.0:
-                a = TAU
-            obj = -(b * b) / a
-            if obj < best:
-                best = obj
-                p = t
-    return gmin, p
+    g0 = g1 = g2 = g3 = np.inf
+    b0 = b1 = b2 = b3 = np.inf
+    p0 = p1 = p2 = p3 = -1
+    t = 0
+    while t + LANES <= size:
+        v0, v1 = _low_v(st, y, G, t), _low_v(st, y, G, t + 1)
+        v2, v3 = _low_v(st, y, G, t + 2), _low_v(st, y, G, t + 3)
+        g0, g1, g2, g3 = min(g0, v0), min(g1, v1), min(g2, v2), min(g3, v3)
+        k0, k1 = rows[ri, t if whole else order[t]], rows[ri, t + 1 if whole else order[t + 1]]
+        k2 = rows[ri, t + 2 if whole else order[t + 2]]
+        k3 = rows[ri, t + 3 if whole else order[t + 3]]
+        b0, p0 = _keep_pair(v0, gmax, kd - 2.0 * k0, t, b0, p0)
+        b1, p1 = _keep_pair(v1, gmax, kd - 2.0 * k1, t + 1, b1, p1)
+        b2, p2 = _keep_pair(v2, gmax, kd - 2.0 * k2, t + 2, b2, p2)
+        b3, p3 = _keep_pair(v3, gmax, kd - 2.0 * k3, t + 3, b3, p3)
+        t += LANES
+    while t < size:
+        v0 = _low_v(st, y, G, t)
+        g0 = min(g0, v0)
+        b0, p0 = _keep_pair(v0, gmax, kd - 2.0 * rows[ri, t if whole else order[t]], t, b0, p0)
+        t += 1
+    return min(min(g0, g1), min(g2, g3)), _merge_min(b0, p0, b1, p1, b2, p2, b3, p3)[1]
+
+
+@njit(cache=True, nogil=True)
+def _add_up_v(G, st, y, ki, kj, ci, cj, t):  # pragma: no cover - compiled
+    """``G_t += y_t (ci K_it + cj K_jt)``; then :func:`_up_v` of ``t``."""
+    yt = y[t]
+    g = G[t] + yt * (ci * ki + cj * kj)
+    G[t] = g
+    v = -(yt * g)
+    if not st[t] & UP:
+        v = -np.inf
+    return v
 
 
 @njit(cache=True, nogil=True)
 def _add_pair_select_i_rows(G, st, y, rows, ri, rj, ci, cj, size, order, whole):  # pragma: no cover
     """:func:`_add_pair_select_i` reading rows ``ri`` and ``rj`` of the row store in place."""
-    gmax = -np.inf
-    p = -1
-    for t in range(size):
+    m0 = m1 = m2 = m3 = -np.inf
+    p0 = p1 = p2 = p3 = -1
+    t = 0
+    while t + LANES <= size:
+        c0, c1 = (t, t + 1) if whole else (order[t], order[t + 1])
+        c2, c3 = (t + 2, t + 3) if whole else (order[t + 2], order[t + 3])
+        v0 = _add_up_v(G, st, y, rows[ri, c0], rows[rj, c0], ci, cj, t)
+        v1 = _add_up_v(G, st, y, rows[ri, c1], rows[rj, c1], ci, cj, t + 1)
+        v2 = _add_up_v(G, st, y, rows[ri, c2], rows[rj, c2], ci, cj, t + 2)
+        v3 = _add_up_v(G, st, y, rows[ri, c3], rows[rj, c3], ci, cj, t + 3)
+        m0, p0 = _keep_max(v0, t, m0, p0)
+        m1, p1 = _keep_max(v1, t + 1, m1, p1)
+        m2, p2 = _keep_max(v2, t + 2, m2, p2)
+        m3, p3 = _keep_max(v3, t + 3, m3, p3)
+        t += LANES
+    while t < size:
         c = t if whole else order[t]
-        yt = y[t]
-        g = G[t] + yt * (ci * rows[ri, c] + cj * rows[rj, c])
-        G[t] = g
-        v = -(yt * g)
-        if not st[t] & UP:
-            v = -np.inf
-        if v > gmax:
-            gmax = v
-            p = t
-    return gmax, p
+        v0 = _add_up_v(G, st, y, rows[ri, c], rows[rj, c], ci, cj, t)
+        m0, p0 = _keep_max(v0, t, m0, p0)
+        t += 1
+    gmax, p = _merge_max(m0, p0, m1, p1, m2, p2, m3, p3)
+    return (gmax if p >= 0 else -np.inf), p
 
 
 @njit(cache=True, nogil=True)
@@ -168,17 +303,25 @@ def _add_pair_select_i(G, st, y, Ki, Kj, ci, cj, size, order, whole):  # pragma:
     two; ``st`` already holds the pair's new statuses; rows read as in :func:`_select_j_st`):
     returns ``select_i``'s ``(gmax, position)`` on the updated gradient, the same values and ties
     (``y = +-1``: ``G + y u`` is ``G + u`` or ``G - u`` exactly)."""
-    gmax = -np.inf
-    p = -1
-    for t in range(size):
+    m0 = m1 = m2 = m3 = -np.inf
+    p0 = p1 = p2 = p3 = -1
+    t = 0
+    while t + LANES <= size:
+        c0, c1 = (t, t + 1) if whole else (order[t], order[t + 1])
+        c2, c3 = (t + 2, t + 3) if whole else (order[t + 2], order[t + 3])
+        v0 = _add_up_v(G, st, y, Ki[c0], Kj[c0], ci, cj, t)
+        v1 = _add_up_v(G, st, y, Ki[c1], Kj[c1], ci, cj, t + 1)
+        v2 = _add_up_v(G, st, y, Ki[c2], Kj[c2], ci, cj, t + 2)
+        v3 = _add_up_v(G, st, y, Ki[c3], Kj[c3], ci, cj, t + 3)
+        m0, p0 = _keep_max(v0, t, m0, p0)
+        m1, p1 = _keep_max(v1, t + 1, m1, p1)
+        m2, p2 = _keep_max(v2, t + 2, m2, p2)
+        m3, p3 = _keep_max(v3, t + 3, m3, p3)
+        t += LANES
+    while t < size:
         c = t if whole else order[t]
-        yt = y[t]
-        g = G[t] + yt * (ci * Ki[c] + cj * Kj[c])
-        G[t] = g
-        v = -(yt * g)
-        if not st[t] & UP:
-            v = -np.inf
-        if v > gmax:
-            gmax = v
-            p = t
-    return gmax, p
+        v0 = _add_up_v(G, st, y, Ki[c], Kj[c], ci, cj, t)
+        m0, p0 = _keep_max(v0, t, m0, p0)
+        t += 1
+    gmax, p = _merge_max(m0, p0, m1, p1, m2, p2, m3, p3)
+    return (gmax if p >= 0 else -np.inf), p
