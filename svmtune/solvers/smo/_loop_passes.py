@@ -116,13 +116,11 @@ def _keep_pair(v, gmax, quad, t, best, p):  # pragma: no cover - compiled
     """LIBSVM's second-order gain of the pair (i, t) for a variable with ``v`` (``+inf``
     outside ``I_low``) and ``quad = K_ii + K_tt - 2 K_it``: a lane's best after ``t``."""
     b = gmax - v  # -inf outside I_low
-    if b > 0.0:
-        a = quad
-        if a <= 0.0:
-            a = TAU
-        obj = -(b * b) / a
-        if obj < best:
-            return obj, t
+    a = quad if quad > 0.0 else TAU
+    nb = b * b if b > 0.0 else -np.inf
+    obj = -nb / a
+    if obj < best:
+        return obj, t
     return best, p
 
 
