@@ -1,11 +1,14 @@
-"""The SMO loop's pass kernels (``svmtune.solvers.smo._smo_loop``) against the same passes branching
-on the label bit of the status (the loop before: ``v = -G if POS else G``, ``G + u`` or ``G - u``
-on a branch), on the state an SMO solve ends in (real statuses, gradient and kernel rows).
+"""The SMO loop's pass kernels (``svmtune.solvers.smo._smo_loop``) against the same passes as one
+scan (a single chain of comparisons, the loop before it ran four lanes) and as one scan
+branching on the label bit of the status (the loop before that: ``v = -G if POS else G``,
+``G + u`` or ``G - u`` on a branch), on the state an SMO solve ends in (real statuses, gradient
+and kernel rows).
 
-Per pass, microseconds a call (best of ``--repeats`` rounds of ``--calls`` calls, the two
-versions interleaved in this process) and their ratio; both return the same values and
-positions (checked here; bit for bit in ``tests/solvers/smo/test_fused_select.py``). Nothing is
-asserted about times.
+Per pass, microseconds a call (best of ``--repeats`` rounds of ``--calls`` calls, the versions
+interleaved in this process) and the ratios; all return the same values and positions (checked
+here; bit for bit in ``tests/solvers/smo/test_fused_select.py``). Nothing is asserted about
+times. The same state is passed again and again, so the branch predictor may learn its
+pattern: whole fits (``benchmarks/smo_revs.py``) are the measure that counts.
 
     python benchmarks/smo_passes.py                            # letter A-M / N-Z, spambase
     python benchmarks/smo_passes.py --sets spambase --n 5000 --C 100
@@ -81,6 +84,52 @@ def _branchy_fused(G, st, Ki, Kj, ci, cj, size):
 
 
 @njit(cache=True)
+def _chain_select_i(st, y, G, size):
+    gmax, p = -np.inf, -1
+    for t in range(size):
+        v = -(y[t] * G[t])
+        if not st[t] & UP:
+            v = -np.inf
+        if v > gmax:
+            gmax, p = v, t
+    return gmax, p
+
+
+@njit(cache=True)
+def _chain_select_j(st, y, G, size, gmax, Ki, kd):
+    gmin, p, best = np.inf, -1, np.inf
+    for t in range(size):
+        v = -(y[t] * G[t])
+        if not st[t] & LOW:
+            v = np.inf
+        gmin = min(gmin, v)
+        b = gmax - v
+        if b > 0.0:
+            a = kd - 2.0 * Ki[t]
+            if a <= 0.0:
+                a = TAU
+            obj = -(b * b) / a
+            if obj < best:
+                best, p = obj, t
+    return gmin, p
+
+
+@njit(cache=True)
+def _chain_fused(G, st, y, Ki, Kj, ci, cj, size):
+    gmax, p = -np.inf, -1
+    for t in range(size):
+        yt = y[t]
+        g = G[t] + yt * (ci * Ki[t] + cj * Kj[t])
+        G[t] = g
+        v = -(yt * g)
+        if not st[t] & UP:
+            v = -np.inf
+        if v > gmax:
+            gmax, p = v, t
+    return gmax, p
+
+
+@njit(cache=True)
 def _repeat(k, calls, G, st, y, Ki, Kj, gmax, order):
     n = G.shape[0]
     acc = 0.0
@@ -88,13 +137,19 @@ def _repeat(k, calls, G, st, y, Ki, Kj, gmax, order):
         if k == 0:
             v, p = _select_i_st(st, y, G, n)
         elif k == 1:
-            v, p = _branchy_select_i(st, G, n)
+            v, p = _chain_select_i(st, y, G, n)
         elif k == 2:
-            v, p = _select_j_unit(st, y, G, n, gmax, Ki, 2.0, order, True)
+            v, p = _branchy_select_i(st, G, n)
         elif k == 3:
-            v, p = _branchy_select_j(st, G, n, gmax, Ki, 2.0)
+            v, p = _select_j_unit(st, y, G, n, gmax, Ki, 2.0, order, True)
         elif k == 4:
+            v, p = _chain_select_j(st, y, G, n, gmax, Ki, 2.0)
+        elif k == 5:
+            v, p = _branchy_select_j(st, G, n, gmax, Ki, 2.0)
+        elif k == 6:
             v, p = _add_pair_select_i(G, st, y, Ki, Kj, 1e-300, -1e-300, n, order, True)
+        elif k == 7:
+            v, p = _chain_fused(G, st, y, Ki, Kj, 1e-300, -1e-300, n)
         else:
             v, p = _branchy_fused(G, st, Ki, Kj, 1e-300, -1e-300, n)
         acc += v + p
@@ -126,21 +181,23 @@ def main(argv: list[str] | None = None) -> None:
         Ki, Kj = K[0].copy(), K[1].copy()
         order = np.arange(n, dtype=np.int64)
         gmax = _select_i_st(st, y, G, n)[0]
-        for k in range(0, 6, 2):  # same answers
+        for k in range(0, 9, 3):  # same answers
             a = _repeat(k, 1, G.copy(), st, y, Ki, Kj, gmax, order)
             assert a == _repeat(k + 1, 1, G.copy(), st, y, Ki, Kj, gmax, order)
-        best = [np.inf] * 6
+            assert a == _repeat(k + 2, 1, G.copy(), st, y, Ki, Kj, gmax, order)
+        best = [np.inf] * 9
         for _ in range(args.repeats):
-            for k in range(6):
+            for k in range(9):
                 Gc = G.copy()
                 t0 = time.perf_counter()
                 _repeat(k, args.calls, Gc, st, y, Ki, Kj, gmax, order)
                 best[k] = min(best[k], (time.perf_counter() - t0) / args.calls)
         for p, label in enumerate(names):
-            now, before = 1e6 * best[2 * p], 1e6 * best[2 * p + 1]
+            now, chain, branchy = (1e6 * best[3 * p + q] for q in range(3))
             print(
-                f"{name} n={n} C={args.C:g} {label}: {now:.2f} us, branching on the label "
-                f"{before:.2f} us, ratio {now / before:.2f}",
+                f"{name} n={n} C={args.C:g} {label}: {now:.2f} us, one scan {chain:.2f} us "
+                f"({now / chain:.2f}), branching on the label {branchy:.2f} us "
+                f"({now / branchy:.2f})",
                 flush=True,
             )
 

@@ -44,13 +44,12 @@ def _statuses(y, C, alpha, size, st):  # pragma: no cover - compiled
 # Each pass runs four lanes: position t goes to lane t % 4, each lane keeps its own best and the
 # first position it was found at, and the lanes are merged at the end (the best value, the
 # smallest position among the lanes that hold it): the same value and position as one scan
-# with a strict comparison, bit for bit. One scan is a chain of dependent compare-and-select
-# steps (LLVM turns the branch on a new best into selects), about 7 cycles a variable; four
-# independent chains overlap. At 10,000 variables (penbased) select i took 26 us a pass and 9
-# with lanes, select j 24-43 and 12-16, the fused update 26 and 13; at 2,000 points 5.3 / 2.0,
-# 2.8 / 2.5 and 5.5 / 2.8 (benchmarks/smo_passes.py --lanes). numba does not vectorize a
-# floating-point max or min reduction (no fast-math function attributes reach LLVM's loop
-# vectorizer), so the lanes are written out; more than four gained nothing.
+# with a strict comparison, bit for bit. One scan is a single chain of dependent
+# compare-and-select steps (LLVM turns the branch on a new best into selects); four
+# independent chains overlap. numba does not vectorize a floating-point max or min reduction
+# (no fast-math function attributes reach LLVM's loop vectorizer), so the lanes are written
+# out; eight gained nothing over four. `python benchmarks/smo_passes.py` times the passes
+# against one scan, `python benchmarks/smo_revs.py` whole fits (docs/smo.md, "Four lanes").
 
 LANES = 4
 """Independent chains of comparisons in each pass (see above)."""
@@ -112,16 +111,16 @@ def _merge_min(m0, p0, m1, p1, m2, p2, m3, p3):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _keep_pair(v, gmax, quad, t, best, p):  # pragma: no cover - compiled
-    """LIBSVM's second-order gain of the pair (i, t) for a variable with ``v`` (``+inf``
-    outside ``I_low``) and ``quad = K_ii + K_tt - 2 K_it``: a lane's best after ``t``."""
+def _pair_gain(v, gmax, quad):  # pragma: no cover - compiled
+    """LIBSVM's second-order gain ``-b^2 / a`` of the pair (i, t) for a variable with ``v``
+    (``+inf`` outside ``I_low``) and ``quad = K_ii + K_tt - 2 K_it``; ``+inf`` unless
+    ``b = gmax - v > 0``. The division runs for every variable and its result is always
+    read: under the branch on ``b > 0`` (which follows the labels, in no order) LLVM would
+    put it, and the branch mispredicts on about every other variable."""
     b = gmax - v  # -inf outside I_low
     a = quad if quad > 0.0 else TAU
     nb = b * b if b > 0.0 else -np.inf
-    obj = -nb / a
-    if obj < best:
-        return obj, t
-    return best, p
+    return -nb / a
 
 
 @njit(cache=True, nogil=True)
@@ -182,16 +181,20 @@ def _select_j_st(
         g0, g1, g2, g3 = min(g0, v0), min(g1, v1), min(g2, v2), min(g3, v3)
         k0, k1 = Ki[t if whole else order[t]], Ki[t + 1 if whole else order[t + 1]]
         k2, k3 = Ki[t + 2 if whole else order[t + 2]], Ki[t + 3 if whole else order[t + 3]]
-        b0, p0 = _keep_pair(v0, gmax, kii + diag[t] - 2.0 * k0, t, b0, p0)
-        b1, p1 = _keep_pair(v1, gmax, kii + diag[t + 1] - 2.0 * k1, t + 1, b1, p1)
-        b2, p2 = _keep_pair(v2, gmax, kii + diag[t + 2] - 2.0 * k2, t + 2, b2, p2)
-        b3, p3 = _keep_pair(v3, gmax, kii + diag[t + 3] - 2.0 * k3, t + 3, b3, p3)
+        o0 = _pair_gain(v0, gmax, kii + diag[t] - 2.0 * k0)
+        o1 = _pair_gain(v1, gmax, kii + diag[t + 1] - 2.0 * k1)
+        o2 = _pair_gain(v2, gmax, kii + diag[t + 2] - 2.0 * k2)
+        o3 = _pair_gain(v3, gmax, kii + diag[t + 3] - 2.0 * k3)
+        b0, p0 = _keep_min(o0, t, b0, p0)
+        b1, p1 = _keep_min(o1, t + 1, b1, p1)
+        b2, p2 = _keep_min(o2, t + 2, b2, p2)
+        b3, p3 = _keep_min(o3, t + 3, b3, p3)
         t += LANES
     while t < size:
         v0 = _low_v(st, y, G, t)
         g0 = min(g0, v0)
         k0 = Ki[t if whole else order[t]]
-        b0, p0 = _keep_pair(v0, gmax, kii + diag[t] - 2.0 * k0, t, b0, p0)
+        b0, p0 = _keep_min(_pair_gain(v0, gmax, kii + diag[t] - 2.0 * k0), t, b0, p0)
         t += 1
     return min(min(g0, g1), min(g2, g3)), _merge_min(b0, p0, b1, p1, b2, p2, b3, p3)[1]
 
@@ -210,15 +213,19 @@ def _select_j_unit(st, y, G, size, gmax, Ki, kd, order, whole):  # pragma: no co
         g0, g1, g2, g3 = min(g0, v0), min(g1, v1), min(g2, v2), min(g3, v3)
         k0, k1 = Ki[t if whole else order[t]], Ki[t + 1 if whole else order[t + 1]]
         k2, k3 = Ki[t + 2 if whole else order[t + 2]], Ki[t + 3 if whole else order[t + 3]]
-        b0, p0 = _keep_pair(v0, gmax, kd - 2.0 * k0, t, b0, p0)
-        b1, p1 = _keep_pair(v1, gmax, kd - 2.0 * k1, t + 1, b1, p1)
-        b2, p2 = _keep_pair(v2, gmax, kd - 2.0 * k2, t + 2, b2, p2)
-        b3, p3 = _keep_pair(v3, gmax, kd - 2.0 * k3, t + 3, b3, p3)
+        o0 = _pair_gain(v0, gmax, kd - 2.0 * k0)
+        o1 = _pair_gain(v1, gmax, kd - 2.0 * k1)
+        o2 = _pair_gain(v2, gmax, kd - 2.0 * k2)
+        o3 = _pair_gain(v3, gmax, kd - 2.0 * k3)
+        b0, p0 = _keep_min(o0, t, b0, p0)
+        b1, p1 = _keep_min(o1, t + 1, b1, p1)
+        b2, p2 = _keep_min(o2, t + 2, b2, p2)
+        b3, p3 = _keep_min(o3, t + 3, b3, p3)
         t += LANES
     while t < size:
         v0 = _low_v(st, y, G, t)
         g0 = min(g0, v0)
-        b0, p0 = _keep_pair(v0, gmax, kd - 2.0 * Ki[t if whole else order[t]], t, b0, p0)
+        b0, p0 = _keep_min(_pair_gain(v0, gmax, kd - 2.0 * Ki[t if whole else order[t]]), t, b0, p0)
         t += 1
     return min(min(g0, g1), min(g2, g3)), _merge_min(b0, p0, b1, p1, b2, p2, b3, p3)[1]
 
@@ -243,15 +250,21 @@ def _select_j_unit_rows(st, y, G, size, gmax, rows, ri, kd, order, whole):  # pr
         k0, k1 = rows[ri, t if whole else order[t]], rows[ri, t + 1 if whole else order[t + 1]]
         k2 = rows[ri, t + 2 if whole else order[t + 2]]
         k3 = rows[ri, t + 3 if whole else order[t + 3]]
-        b0, p0 = _keep_pair(v0, gmax, kd - 2.0 * k0, t, b0, p0)
-        b1, p1 = _keep_pair(v1, gmax, kd - 2.0 * k1, t + 1, b1, p1)
-        b2, p2 = _keep_pair(v2, gmax, kd - 2.0 * k2, t + 2, b2, p2)
-        b3, p3 = _keep_pair(v3, gmax, kd - 2.0 * k3, t + 3, b3, p3)
+        o0 = _pair_gain(v0, gmax, kd - 2.0 * k0)
+        o1 = _pair_gain(v1, gmax, kd - 2.0 * k1)
+        o2 = _pair_gain(v2, gmax, kd - 2.0 * k2)
+        o3 = _pair_gain(v3, gmax, kd - 2.0 * k3)
+        b0, p0 = _keep_min(o0, t, b0, p0)
+        b1, p1 = _keep_min(o1, t + 1, b1, p1)
+        b2, p2 = _keep_min(o2, t + 2, b2, p2)
+        b3, p3 = _keep_min(o3, t + 3, b3, p3)
         t += LANES
     while t < size:
         v0 = _low_v(st, y, G, t)
         g0 = min(g0, v0)
-        b0, p0 = _keep_pair(v0, gmax, kd - 2.0 * rows[ri, t if whole else order[t]], t, b0, p0)
+        b0, p0 = _keep_min(
+            _pair_gain(v0, gmax, kd - 2.0 * rows[ri, t if whole else order[t]]), t, b0, p0
+        )
         t += 1
     return min(min(g0, g1), min(g2, g3)), _merge_min(b0, p0, b1, p1, b2, p2, b3, p3)[1]
 

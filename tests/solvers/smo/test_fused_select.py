@@ -78,3 +78,69 @@ def test_status_passes_equal_the_pair_step_passes(whole: bool, seed: int) -> Non
     got = _add_pair_select_i_rows(G_rows, st, y, store, 1, 3, ci, cj, size, order, whole)
     assert np.array_equal(G_rows, G_ref)
     assert got == expected
+
+
+def _tied_state(seed: int, n: int):
+    """Few distinct gradient values and kernel entries: every pass meets ties in several of
+    its four lanes, and the first position must win as in one scan."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    C = np.full(n, 2.0)
+    alpha = rng.choice([0.0, 1.0, 2.0], n)
+    G = rng.choice([-1.0, -0.5, 0.0, 0.5], n)
+    Ki = rng.choice([0.25, 0.5, 1.0], n)
+    Kj = rng.choice([0.25, 0.5], n)
+    order = rng.permutation(n).astype(np.int64)
+    return y, C, alpha, G, Ki, Kj, order
+
+
+@pytest.mark.parametrize("n", [*range(10), 17, 64])
+@pytest.mark.parametrize("seed", range(4))
+def test_lanes_keep_the_first_position_of_ties(n: int, seed: int) -> None:
+    """The passes run four independent lanes and merge them: at every size (the tail after
+    the last full group of four, sizes below four, an empty set) they return the value and
+    the first position one scan returns, bit for bit."""
+    y, C, alpha, G, Ki, Kj, order = _tied_state(seed, n)
+    st = np.empty(n, dtype=np.int8)
+    _statuses(y, C, alpha, n, st)
+    none = np.int64(-1)
+    ref_i = select_i(y, C, alpha, G, n, none)
+    assert _select_i_st(st, y, G, n) == ref_i
+    gmax = ref_i[0] if ref_i[1] >= 0 else 1.0  # a j selection without an i still runs here
+    diag = np.ones(n)
+    for whole in (True, False):
+        for second_order in (True, False):
+            ref = select_j(y, C, alpha, G, diag, n, none, gmax, second_order, Ki, 1.0, order, whole)
+            got = _select_j_st(st, y, G, diag, n, gmax, second_order, Ki, 1.0, order, whole)
+            assert got == ref
+        ref = select_j(y, C, alpha, G, diag, n, none, gmax, True, Ki, 1.0, order, whole)
+        assert _select_j_unit(st, y, G, n, gmax, Ki, 2.0, order, whole) == ref
+        store = np.vstack([Kj, Ki])
+        assert _select_j_unit_rows(st, y, G, n, gmax, store, 1, 2.0, order, whole) == ref
+        G_ref = G.copy()
+        add_pair(G_ref, y, Ki, Kj, 0.5, -0.25, n, order, whole)
+        ref = select_i(y, C, alpha, G_ref, n, none)
+        G_got = G.copy()
+        assert _add_pair_select_i(G_got, st, y, Ki, Kj, 0.5, -0.25, n, order, whole) == ref
+        assert np.array_equal(G_got, G_ref)
+        G_got = G.copy()
+        store = np.vstack([Ki, Kj])
+        got = _add_pair_select_i_rows(G_got, st, y, store, 0, 1, 0.5, -0.25, n, order, whole)
+        assert got == ref
+        assert np.array_equal(G_got, G_ref)
+
+
+def test_lanes_with_empty_sets() -> None:
+    """No variable in ``I_up`` (every alpha at the bound that keeps it out) or in ``I_low``:
+    ``(-inf, -1)`` and ``(+inf, -1)``, as one scan returns."""
+    n = 11
+    y = np.ones(n)
+    C = np.ones(n)
+    G = np.linspace(-1.0, 1.0, n)
+    order = np.arange(n, dtype=np.int64)
+    st = np.empty(n, dtype=np.int8)
+    _statuses(y, C, C.copy(), n, st)  # y = +1 at C: not in I_up
+    assert _select_i_st(st, y, G, n) == (-np.inf, -1)
+    _statuses(y, C, np.zeros(n), n, st)  # y = +1 at 0: not in I_low
+    assert _select_j_unit(st, y, G, n, 1.0, G, 2.0, order, True) == (np.inf, -1)
+    assert _select_j_st(st, y, G, np.ones(n), n, 1.0, False, G, 1.0, order, True) == (np.inf, -1)
