@@ -27,6 +27,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 
 
 def _demangle(name: str) -> str:
@@ -62,6 +63,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--gamma", type=float, default=None, help="default: SVC's (0.1)")
     p.add_argument("--seconds", type=float, default=15.0, help="CPU seconds of fits profiled")
     p.add_argument("--top", type=int, default=20)
+    p.add_argument("--max-iter", type=int, default=None, help="profile the first iterations only")
     args = p.parse_args(argv)
     if shutil.which("perf") is None:
         sys.exit("perf is not installed (Debian: apt-get install linux-perf)")
@@ -86,7 +88,10 @@ def main(argv: list[str] | None = None) -> None:
         X, y = X[idx], y[idx]
         scale = X.std(0)
         X = (X - X.mean(0)) / np.where(scale > 0, scale, 1.0)
-    kw = {} if args.gamma is None else {"kernel_params": {"gamma": args.gamma}}
+    kw: dict = {} if args.gamma is None else {"kernel_params": {"gamma": args.gamma}}
+    if args.max_iter is not None:  # fits stopped there: silence their ConvergenceWarning
+        warnings.simplefilter("ignore")
+        kw["max_iter"] = args.max_iter
     SVC(C=args.C, **kw).fit(X, y)  # compiles
     n_funcs = _symbol_map(f"/tmp/perf-{os.getpid()}.map")
     data = tempfile.mktemp(suffix=".perf.data")
