@@ -11,6 +11,8 @@ on a loaded machine, where the microseconds do not.
 
     python benchmarks/smo_profile.py --data banana --n 2000 --C 1000
     python benchmarks/smo_profile.py --data page-blocks0 --n 2000 --C 10000 --seconds 20
+    python benchmarks/smo_profile.py --data penbased-eo --n 10000 --C 10000 --gamma 0.0625 \
+        --max-iter 999      # the first 999 iterations only: before the first shrinking pass
 
 Needs Linux ``perf`` (``apt-get install linux-perf``) and permission to profile one's own
 process (``kernel.perf_event_paranoid`` at most 2).
