@@ -272,13 +272,8 @@ def _select_j_unit_rows(st, y, G, size, gmax, rows, ri, kd, order, whole):  # pr
 @njit(cache=True, nogil=True)
 def _add_up_v(G, st, y, ki, kj, ci, cj, t):  # pragma: no cover - compiled
     """``G_t += y_t (ci K_it + cj K_jt)``; then :func:`_up_v` of ``t``."""
-    yt = y[t]
-    g = G[t] + yt * (ci * ki + cj * kj)
-    G[t] = g
-    v = -(yt * g)
-    if not st[t] & UP:
-        v = -np.inf
-    return v
+    G[t] += y[t] * (ci * ki + cj * kj)
+    return _up_v(st, y, G, t)
 
 
 @njit(cache=True, nogil=True)
