@@ -56,7 +56,8 @@ from svmtune.solvers.loo._franc_bound import (
     primal_best_b,
     step_with_h,
 )
-from svmtune.solvers.smo._pair_step import add_pair, clipped_step, select_i, select_j
+from svmtune.solvers.smo._loop_passes import _select_i_st, _select_j_st, _status, _statuses
+from svmtune.solvers.smo._pair_step import add_pair, clipped_step
 
 __all__ = ["CERTIFIED", "KKT", "MAX_ITER", "RetrainOptions", "retrain_one", "work_arrays"]
 
@@ -223,6 +224,11 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
             G[t] = G_full[t]
         rows = _seed(K, y, C, alpha, G, r)
         cpu = WORK_RETRAIN
+    # the statuses (I_up / I_low membership by the int8 bits of the SMO loop's passes), r in
+    # neither: the four-lane passes select as one scan skipping r would, bit for bit
+    st = np.empty(n, dtype=np.int8)
+    _statuses(y, Cv, alpha, n, st)
+    st[r] = 0
     yr = y[r]
     H = 0.0
     S = 0.0
@@ -250,11 +256,11 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
             cpu += WORK_SELECT
             slack = np.inf
         # ---- working-set selection (LIBSVM's second order), all variables but r -------------
-        gmax, i = select_i(y, Cv, alpha, G, n, r)
+        gmax, i = _select_i_st(st, y, G, n)
         j = -1
         gmin = np.inf
         if i >= 0:
-            gmin, j = select_j(y, Cv, alpha, G, diag, n, r, gmax, yes, K[i], diag[i], no_order, yes)
+            gmin, j = _select_j_st(st, y, G, diag, n, gmax, yes, K[i], diag[i], no_order, yes)
         if i < 0 or j < 0 or gmax - gmin < opts.tol:
             return yr * (G[r] + 1.0) + left_out_bias(y, G, r, z), KKT, iters, rows, cpu
         if franc and F < H - MARGIN * (abs(F) + abs(H)):
@@ -269,6 +275,8 @@ def retrain_one(K, diag, y, alpha_full, G_full, r, opts, work):  # pragma: no co
         alpha[i], alpha[j] = clipped_step(
             diag[i] + diag[j] - 2.0 * Ki[j], gmax, y[i], y[j], G[j], C, C, old_i, old_j
         )
+        st[i] = _status(y[i], alpha[i], C)
+        st[j] = _status(y[j], alpha[j], C)
         ci = y[i] * (alpha[i] - old_i)
         cj = y[j] * (alpha[j] - old_j)
         if not franc:

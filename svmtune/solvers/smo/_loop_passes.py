@@ -125,7 +125,9 @@ def _pair_gain(v, gmax, quad):  # pragma: no cover - compiled
 
 @njit(cache=True, nogil=True)
 def _select_i_st(st, y, G, size):  # pragma: no cover - compiled
-    """:func:`select_i` on the statuses: the same values and ties."""
+    """``i``: ``(max_{I_up} v, its first position)`` over positions ``0..size-1`` on the
+    statuses (a variable in neither set, as the exact-LOO retrain's left-out point, is never
+    chosen); ``(-inf, -1)`` when ``I_up`` is empty."""
     m0 = m1 = m2 = m3 = -np.inf
     p0 = p1 = p2 = p3 = -1
     t = 0
@@ -165,8 +167,11 @@ def _select_j_first(st, y, G, size):  # pragma: no cover - compiled
 def _select_j_st(
     st, y, G, diag, size, gmax, second_order, Ki, kii, order, whole
 ):  # pragma: no cover - compiled
-    """:func:`select_j` on the statuses (LIBSVM's layout: one int8 a variable instead of
-    ``C`` and ``alpha``): the same values and ties. Row ``i`` is read at position ``t``
+    """``j``: ``(min_{I_low} v, position of j)`` on the statuses (LIBSVM's layout: one int8 a
+    variable instead of ``C`` and ``alpha``). With ``second_order``, among the ``t`` with
+    ``v_t < gmax``, the one of the largest gain ``b^2 / a`` (``b = gmax - v_t``,
+    ``a = K_ii + K_tt - 2 K_it``, ``TAU`` when not positive; ``kii = K_ii``), the first on ties;
+    else the least ``v`` (the maximal violating pair). Row ``i`` is read at position ``t``
     when ``whole`` (all variables active, or the row copied by position), else at column
     ``order[t]``."""
     if not second_order:
@@ -305,10 +310,11 @@ def _add_pair_select_i_rows(G, st, y, rows, ri, rj, ci, cj, size, order, whole):
 
 @njit(cache=True, nogil=True)
 def _add_pair_select_i(G, st, y, Ki, Kj, ci, cj, size, order, whole):  # pragma: no cover
-    """:func:`add_pair` fused with the next iteration's :func:`select_i` (one pass instead of
-    two; ``st`` already holds the pair's new statuses; rows read as in :func:`_select_j_st`):
-    returns ``select_i``'s ``(gmax, position)`` on the updated gradient, the same values and ties
-    (``y = +-1``: ``G + y u`` is ``G + u`` or ``G - u`` exactly)."""
+    """``_pair_step.add_pair`` fused with the next iteration's :func:`_select_i_st` (one pass
+    instead of two; ``st`` already holds the pair's new statuses; rows read as in
+    :func:`_select_j_st`): returns ``_select_i_st``'s ``(gmax, position)`` on the updated
+    gradient, the same values and ties (``y = +-1``: ``G + y u`` is ``G + u`` or ``G - u``
+    exactly)."""
     m0 = m1 = m2 = m3 = -np.inf
     p0 = p1 = p2 = p3 = -1
     t = 0

@@ -1,16 +1,16 @@
-"""One SMO iteration's pieces (numba), shared by the SMO loop and the exact-LOO retrains.
+"""One SMO iteration's step (numba), shared by the SMO loop and the exact-LOO retrains.
 
 Problem (LIBSVM's notation): ``min 1/2 a'Qa - e'a`` s.t. ``y'a = 0``, ``0 <= a_t <= C_t``, with
 gradient ``G = Qa - e`` and ``v_t = -y_t G_t``. An iteration picks ``i`` maximising ``v`` over
-``I_up = {a_t < C_t, y_t = +1} u {a_t > 0, y_t = -1}`` (:func:`select_i`), then ``j`` over
-``I_low`` (:func:`select_j`: the minimal ``v``, or LIBSVM's second-order rule of Fan, Chen and
-Lin 2005), moves the pair analytically along ``y_i e_i - y_j e_j`` to the box
-(:func:`clipped_step`) and updates the gradient (:func:`add_pair`).
+``I_up = {a_t < C_t, y_t = +1} u {a_t > 0, y_t = -1}``, then ``j`` over ``I_low`` (the minimal
+``v``, or LIBSVM's second-order rule of Fan, Chen and Lin 2005): both loops select with the
+four-lane passes on int8 statuses of :mod:`svmtune.solvers.smo._loop_passes`. This module
+moves the pair analytically along ``y_i e_i - y_j e_j`` to the box (:func:`clipped_step`) and
+updates the gradient (:func:`add_pair`).
 
 The functions see the variables at positions ``0..size-1`` of the arrays they are given: the
 full arrays when every variable is active, or the SMO loop's packed copies of its active
-prefix; ``order`` maps a position to its kernel-row column when ``whole`` is False. ``skip`` is a
-position left out of the selection (the exact-LOO retrain's left-out point; -1 for none).
+prefix; ``order`` maps a position to its kernel-row column when ``whole`` is False.
 
 They are plain compiled functions, not ``inline="always"``: measured, inlining them into both
 loops compiled slower and ran no faster (LLVM inlines them anyway).
@@ -18,10 +18,9 @@ loops compiled slower and ran no faster (LLVM inlines them anyway).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-__all__ = ["SNAP", "TAU", "add_pair", "clipped_step", "select_i", "select_j"]
+__all__ = ["SNAP", "TAU", "add_pair", "clipped_step"]
 
 TAU = 1e-12
 """Curvature used when a pair has none, ``K_ii + K_jj - 2 K_ij <= 0`` (LIBSVM's tau)."""
@@ -30,66 +29,6 @@ SNAP = 1e-14
 """Relative distance to a bound (times ``C``) within which a step is clipped onto it: a step
 that ends within round-off of a bound ends on it, so a variable that should be 0 (or C) is not
 left at 1e-16 (or C - 1e-15) and counted as a free support vector."""
-
-
-@njit(cache=True, nogil=True)
-def select_i(y, C, alpha, G, size, skip):  # pragma: no cover - compiled
-    """``(max_{I_up} v, its position)`` over positions ``0..size-1`` but ``skip``; ``-1`` when
-    ``I_up`` is empty."""
-    gmax = -np.inf
-    p = -1
-    for t in range(size):
-        if t == skip:
-            continue
-        if y[t] > 0.0:
-            if alpha[t] < C[t] and -G[t] > gmax:
-                gmax = -G[t]
-                p = t
-        else:
-            if alpha[t] > 0.0 and G[t] > gmax:
-                gmax = G[t]
-                p = t
-    return gmax, p
-
-
-@njit(cache=True, nogil=True)
-def select_j(
-    y, C, alpha, G, diag, size, skip, gmax, second_order, Ki, kii, order, whole
-):  # pragma: no cover - compiled
-    """``(min_{I_low} v, position of j)`` over positions ``0..size-1`` but ``skip``.
-
-    With ``second_order`` j is, among the ``t`` with ``v_t < gmax``, the one with the largest
-    second-order decrease ``b^2 / a`` (``b = gmax - v_t``, ``a = K_ii + K_tt - 2 K_it``; ``Ki``
-    is row ``i`` of the kernel matrix, indexed by column ``t if whole else order[t]``, ``diag``
-    by position); else j minimises ``v`` (the maximal violating pair, ``Ki`` unused)."""
-    gmin = np.inf
-    p = -1
-    best = np.inf
-    for t in range(size):
-        if t == skip:
-            continue
-        if y[t] > 0.0:
-            if not alpha[t] > 0.0:
-                continue
-        else:
-            if not alpha[t] < C[t]:
-                continue
-        v = -y[t] * G[t]
-        if v < gmin:
-            gmin = v
-            if not second_order:
-                p = t
-        if second_order:
-            b = gmax - v
-            if b > 0.0:
-                a = kii + diag[t] - 2.0 * Ki[t if whole else order[t]]
-                if a <= 0.0:
-                    a = TAU
-                obj = -(b * b) / a
-                if obj < best:
-                    best = obj
-                    p = t
-    return gmin, p
 
 
 @njit(cache=True, nogil=True)

@@ -1,12 +1,13 @@
 """The SMO loop's status-array passes (LIBSVM's layout: an int8 status a variable) and its fused
-gradient update + next select-i equal the passes of ``_pair_step`` they replace, bit for bit."""
+gradient update + next select-i equal one plain scan of the same rules (``_one_scan``), bit for
+bit."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from svmtune.solvers.smo._pair_step import add_pair, select_i, select_j
+from svmtune.solvers.smo._pair_step import add_pair
 from svmtune.solvers.smo._smo_loop import (
     _add_pair_select_i,
     _add_pair_select_i_rows,
@@ -16,6 +17,7 @@ from svmtune.solvers.smo._smo_loop import (
     _select_j_unit_rows,
     _statuses,
 )
+from tests.solvers.smo._one_scan import select_i, select_j
 
 
 def _state(seed: int):

@@ -1,4 +1,5 @@
-"""The compiled pair step shared by the SMO loop and the exact-LOO retrains, against numpy."""
+"""The compiled pair step and working-set selection shared by the SMO loop and the exact-LOO
+retrains, against numpy."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from svmtune.solvers.loo._franc_bound import kth_smallest
-from svmtune.solvers.smo._pair_step import SNAP, TAU, add_pair, clipped_step, select_i, select_j
+from svmtune.solvers.smo._loop_passes import _select_i_st, _select_j_st, _statuses
+from svmtune.solvers.smo._pair_step import SNAP, TAU, add_pair, clipped_step
 
 
 def _problem(seed: int, n: int = 12):
@@ -28,25 +30,36 @@ def _up_low(y, C, alpha):
     return up, low
 
 
+def _st(y, C, alpha, skip=-1):
+    """The int8 statuses the passes read; a left-out position (``skip``) in neither set."""
+    st_ = np.empty(y.size, dtype=np.int8)
+    _statuses(y, C, alpha, y.size, st_)
+    if skip >= 0:
+        st_[skip] = 0
+    return st_
+
+
 @pytest.mark.parametrize("seed", range(20))
 def test_selection_matches_its_definition(seed: int) -> None:
     K, y, C, alpha, G = _problem(seed)
     n = y.size
     v = -y * G
     up, low = _up_low(y, C, alpha)
-    for skip in (-1, 3):
+    no_order = np.empty(0, dtype=np.int64)
+    for skip in (-1, 3):  # 3: the exact-LOO retrain's left-out point, in neither set
         keep = np.arange(n) != skip
-        gmax, i = select_i(y, C, alpha, G, n, skip)
+        s = _st(y, C, alpha, skip)
+        gmax, i = _select_i_st(s, y, G, n)
         cand = np.flatnonzero(up & keep)
         assert i == cand[np.argmax(v[cand])] and gmax == v[i]
         lows = np.flatnonzero(low & keep)
         # max violating pair: j minimises v over I_low (first index among ties)
-        gmin, j = select_j(y, C, alpha, G, np.diag(K).copy(), n, skip, gmax, False, K[0], 0.0,
-                           np.empty(0, dtype=np.int64), True)  # fmt: skip
+        gmin, j = _select_j_st(s, y, G, np.diag(K).copy(), n, gmax, False, K[0], 0.0, no_order,
+                               True)  # fmt: skip
         assert j == lows[np.argmin(v[lows])] and gmin == v[j]
         # second order: among v_t < gmax, the largest (gmax - v_t)^2 / a_it
-        gmin2, j2 = select_j(y, C, alpha, G, np.diag(K).copy(), n, skip, gmax, True, K[i],
-                             K[i, i], np.empty(0, dtype=np.int64), True)  # fmt: skip
+        gmin2, j2 = _select_j_st(s, y, G, np.diag(K).copy(), n, gmax, True, K[i], K[i, i],
+                                 no_order, True)  # fmt: skip
         assert gmin2 == gmin
         viol = lows[v[lows] < gmax]
         if viol.size:
@@ -61,11 +74,12 @@ def test_selection_through_an_index_map_reads_the_mapped_columns() -> None:
     K, y, C, alpha, G = _problem(5)
     order = np.array([7, 2, 9, 4, 0, 11], dtype=np.int64)  # packed positions -> columns
     yP, CP, aP, GP, dP = (arr[order].copy() for arr in (y, C, alpha, G, np.diag(K)))
-    gmax, pi = select_i(yP, CP, aP, GP, order.size, -1)
+    sP = _st(yP, CP, aP)
+    gmax, pi = _select_i_st(sP, yP, GP, order.size)
     i = order[pi]
-    _, pj = select_j(yP, CP, aP, GP, dP, order.size, -1, gmax, True, K[i], K[i, i], order, False)
-    _, j_full = select_j(y, C, alpha, G, np.diag(K).copy(), y.size, -1, gmax, True, K[i],
-                         K[i, i], np.empty(0, dtype=np.int64), True)  # fmt: skip
+    _, pj = _select_j_st(sP, yP, GP, dP, order.size, gmax, True, K[i], K[i, i], order, False)
+    _, j_full = _select_j_st(_st(y, C, alpha), y, G, np.diag(K).copy(), y.size, gmax, True, K[i],
+                             K[i, i], np.empty(0, dtype=np.int64), True)  # fmt: skip
     sub = np.full(y.size, False)
     sub[order] = True
     if j_full >= 0 and sub[j_full]:
