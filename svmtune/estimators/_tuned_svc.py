@@ -71,10 +71,10 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     picks the setting ``GridSearchCV(sklearn.svm.SVC(), grid, cv=its cv_folds_)`` picks, on
     less CPU: 1/3.8 on the peers study's few hundred points; one Gram matrix per ``gamma``,
     shared by the folds and the five ``C``, while it fits ``KFoldCV``'s memory budget (4,096
-    points at the default 256 MiB), else each fold on its own cached rows. On 5,000 points of
-    real data sets (``python benchmarks/tunedsvc_vs_gridsearch.py``) that is 0.38-0.47 of
-    ``GridSearchCV``'s CPU at the default budget and 0.29-0.33 with
-    ``objective=KFoldCV(k=5, memory_budget=512 * 2**20)`` (the Gram matrix then fits). When
+    points at the default 256 MiB), else each fold on its own cached rows. On 5,000 to 13,000
+    points of real data sets (``python benchmarks/tunedsvc_vs_gridsearch.py``, a quiet 2-core
+    machine) that is 0.56-0.74 of ``GridSearchCV``'s CPU, about one SMO fit's ratio to one
+    LIBSVM fit, since both then train the same 125 folds. When
     speed matters more, Fischetti's LOO estimates tune ``gamma`` alone by bisection in a
     fraction of the time:
     ``TunedSVC(objective=LOOEstimate(model="loo3"), tuner=Bisection())``; they have no ``C``
