@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-from smo_revs import _extract
+from smo_revs import _extract, child_json
 
 HERE = Path(__file__).resolve().parent
 
@@ -66,12 +65,6 @@ def _child(root: str) -> None:
     print(json.dumps(out))
 
 
-def _run(root: str) -> dict[str, list]:
-    cmd = [sys.executable, __file__, "--child", root]
-    done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rev", help="the other commit")
@@ -87,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     runs: dict[str, list[dict[str, list]]] = {"this": [], "other": []}
     for rep in range(args.repeats):
         for side in ("this", "other")[:: 1 if rep % 2 == 0 else -1]:
-            runs[side].append(_run("" if side == "this" else other))
+            runs[side].append(child_json(__file__, "" if side == "this" else other))
     print(f"this checkout against {args.rev}, least CPU seconds over {args.repeats} processes each")
     for case in runs["this"][0]:
         a = min(r[case][0] for r in runs["this"])

@@ -77,12 +77,15 @@ def _child(root: str, case: str, mib: int, peer: bool) -> None:
     print(json.dumps(out))
 
 
-def _run(root: str, case: str, mib: int, peer: bool) -> dict[str, float]:
-    cmd = [sys.executable, __file__, "--child", root, "--mib", str(mib), case]
-    if peer:
-        cmd.append("--peer")
+def child_json(script: str, *args: str) -> dict:
+    """``script --child ARGS`` run in a fresh process: the JSON its last line prints."""
+    cmd = [sys.executable, script, "--child", *args]
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _run(root: str, case: str, mib: int, peer: bool) -> dict[str, float]:
+    return child_json(__file__, root, "--mib", str(mib), case, *(["--peer"] if peer else []))
 
 
 def main(argv: list[str] | None = None) -> None:
