@@ -32,6 +32,7 @@ import sysconfig
 import tarfile
 import time
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 from smo_real import real_draw
@@ -99,13 +100,21 @@ def build(cache: Path) -> Path:
     return root
 
 
-def libsvm_fit(root: Path, X: np.ndarray, y: np.ndarray, C: float, mib: int) -> tuple[float, int]:
-    """CPU seconds and kernel entries of LIBSVM's fit (RBF, gamma = 1/d, tol 1e-3)."""
+def load(root: Path) -> tuple[ModuleType, ctypes.CDLL]:
+    """LIBSVM's Python interface from ``root`` (:func:`build`) and its counting library."""
     sys.path.insert(0, str(root))
     from libsvm import svmutil
     from libsvm.svm import libsvm as lib
 
     lib.svm_get_kernel_count.restype = ctypes.c_longlong
+    return svmutil, lib
+
+
+def libsvm_fit(
+    libsvm: tuple[ModuleType, ctypes.CDLL], X: np.ndarray, y: np.ndarray, C: float, mib: int
+) -> tuple[float, int]:
+    """CPU seconds and kernel entries of LIBSVM's fit (RBF, gamma = 1/d, tol 1e-3)."""
+    svmutil, lib = libsvm
     opts = f"-s 0 -t 2 -c {C} -g {1.0 / X.shape[1]} -m {mib} -e 0.001 -h 1 -q"
     prob, param = svmutil.svm_problem(y, X), svmutil.svm_parameter(opts)
     lib.svm_get_kernel_count()
@@ -130,7 +139,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--trace", action="store_true", help="LIBSVM's count at each shrinking step")
     p.add_argument("--cache", default=str(Path.home() / ".cache" / "svmtune-libsvm-counts"))
     args = p.parse_args(argv)
-    root = build(Path(args.cache))
+    libsvm = load(build(Path(args.cache)))
     if args.trace:
         os.environ["SVM_TRACE"] = "1"
     more = [int(m) for m in args.mib_more.split(",") if m]
@@ -143,7 +152,7 @@ def main(argv: list[str] | None = None) -> None:
         if drawn is None:
             raise SystemExit(f"{name} has fewer than {n} points")
         X, y = drawn
-        lib_cpu, lib_evals = libsvm_fit(root, X, y, float(C), args.mib)
+        lib_cpu, lib_evals = libsvm_fit(libsvm, X, y, float(C), args.mib)
         cpu, evals, iters = ours_fit(X, y, float(C), args.mib)
         print(
             f"{case:24s} LIBSVM {lib_cpu:6.2f} s {lib_evals / 1e6:7.1f} M entries | svmtune "
