@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike, NDArray
 from svmtune._memory import block_rows, block_shape
 from svmtune._validation import check_X
 from svmtune.kernels import KernelModel
+from svmtune.kernels.row_forms import InnerProductForm, squared_norms
 
 if TYPE_CHECKING:
     from svmtune.solvers import SMOResult
@@ -219,21 +220,42 @@ class KernelExpansion:
                 f"X has {Xc.shape[1]} features but the classifier was built on {self.n_features}"
             )
         out = np.full(Xc.shape[0], self.intercept)
-        scale = np.full(Xc.shape[0], abs(self.intercept)) if with_tolerance else None
-        abs_coef = np.abs(self.coef)
-        rows, cols = self.block_shape()
-        m = self.vectors.shape[0]
-        for start in range(0, Xc.shape[0], rows):
-            stop = min(start + rows, Xc.shape[0])
-            for lo in range(0, m, cols):
-                hi = min(lo + cols, m)
-                K = self.kernel.gram(self.params, Xc[start:stop], self.vectors[lo:hi])
-                out[start:stop] += K @ self.coef[lo:hi]
-                if scale is not None:
-                    scale[start:stop] += np.abs(K, out=K) @ abs_coef[lo:hi]
-        if scale is None:
+        scale = np.full(Xc.shape[0], abs(self.intercept))
+        form = self.kernel.inner_product_form(self.params)
+        if form is not None:
+            self._add_from_form(form, Xc, out, scale)
+        else:
+            abs_coef = np.abs(self.coef)
+            for rs, vs in self._blocks(Xc.shape[0]):
+                K = self.kernel.gram(self.params, Xc[rs], self.vectors[vs])
+                out[rs] += K @ self.coef[vs]
+                if with_tolerance:
+                    scale[rs] += np.abs(K, out=K) @ abs_coef[vs]
+        if not with_tolerance:
             return out, None
         return out, decision_tolerance(scale, self.coef.shape[0] + 1)
+
+    def _blocks(self, n_points: int) -> Iterator[tuple[slice, slice]]:
+        """(new points, vectors) slices of each kernel block (:meth:`block_shape`)."""
+        rows, cols = self.block_shape()
+        m = self.vectors.shape[0]
+        for start in range(0, n_points, rows):
+            for lo in range(0, m, cols):
+                yield slice(start, min(start + rows, n_points)), slice(lo, min(lo + cols, m))
+
+    def _add_from_form(
+        self,
+        form: InnerProductForm,
+        Xc: NDArray[np.float64],
+        out: NDArray[np.float64],
+        scale: NDArray[np.float64],
+    ) -> None:
+        """The blocks' sums from inner products (:meth:`InnerProductForm.add_decisions`)."""
+        V = np.ascontiguousarray(self.vectors, dtype=np.float64)
+        coef = np.ascontiguousarray(self.coef, dtype=np.float64)
+        xx, vv = squared_norms(Xc), squared_norms(V)
+        for rs, vs in self._blocks(Xc.shape[0]):
+            form.add_decisions(Xc[rs], V[vs], coef[vs], out[rs], scale[rs], xx=xx[rs], vv=vv[vs])
 
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """Labels in {-1, +1}: the sign of ``f(x)``, +1 for a decision within round-off of zero

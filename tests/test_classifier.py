@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from svmtune.classifier import (
     KernelExpansion,
@@ -186,3 +188,105 @@ def test_decisions_from_columns_read_every_vector_once_within_the_budget(n_vecto
     assert tol == pytest.approx(decision_tolerance(scale, n_vectors + 1), rel=1e-12)
     g, none = decisions_from_columns(read, coef, b, size=7, width=width, memory_budget=budget)
     assert none is None and np.array_equal(g, f)
+
+
+# --- decisions of a kernel with an inner-product form (RBF, Linear): one fused pass per row ---
+
+
+def _direct(kernel_name, gamma, X, V, coef, b):
+    """The oracle: kernel values from the points' differences (no norms, no blocks)."""
+    if kernel_name == "rbf":
+        K = np.exp(-gamma * ((X[:, None, :] - V[None, :, :]) ** 2).sum(-1))
+    else:
+        K = X @ V.T
+    return K @ coef + b, np.abs(K) @ np.abs(coef) + abs(b)
+
+
+@pytest.mark.parametrize("kernel_name", ["rbf", "linear"])
+@pytest.mark.parametrize("budget", [2**12, 2**16, 2**24])
+def test_decisions_from_the_inner_product_form_are_the_kernel_sums(kernel_name, budget):
+    """RBF and Linear decisions go through the inner-product form in blocks of any size (a
+    budget of 4 KiB cuts the vectors into columns): the kernel sums computed directly, and
+    the round-off bound of the same absolute sums."""
+    rng = np.random.default_rng(3)
+    V, coef = rng.normal(size=(700, 4)), rng.normal(size=700)
+    X = rng.normal(size=(333, 4))
+    kernel, params = (RBF(), {"gamma": 0.3}) if kernel_name == "rbf" else (Linear(), {})
+    clf = KernelExpansion(
+        kernel=kernel, params=params, vectors=V, coef=coef, intercept=-0.2, memory_budget=budget
+    )
+    rows, cols = clf.block_shape()
+    assert rows * cols * 8 * kernel.block_arrays() <= budget
+    f, tol = clf.decision_tolerance(X)
+    f_direct, scale = _direct(kernel_name, 0.3, X, V, coef, -0.2)
+    np.testing.assert_allclose(f, f_direct, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(tol, decision_tolerance(scale, 701), rtol=1e-10)
+    np.testing.assert_array_equal(clf.decision_function(X), f)
+
+
+@pytest.mark.parametrize("gamma", [1e-5, 1e-2, 1.0, 30.0, 1e3, 1e5])
+def test_fused_rbf_decisions_over_the_whole_gamma_range(gamma):
+    """From kernel values of 1 - 1e-5 (tiny gamma) to underflow (huge gamma), subnormal
+    results included: the direct kernel sums; a point equal to a vector has kernel value
+    exactly 1 there (its distance is round-off, taken as 0)."""
+    rng = np.random.default_rng(int(np.log10(gamma)) + 10)
+    V = rng.normal(size=(60, 3))
+    X = np.vstack([V[:5], V[:5] + 1e-3, rng.normal(size=(40, 3))])
+    coef = rng.normal(size=60)
+    clf = KernelExpansion(
+        kernel=RBF(), params={"gamma": gamma}, vectors=V, coef=coef, intercept=0.0
+    )
+    f = clf.decision_function(X)
+    f_direct, _ = _direct("rbf", gamma, X, V, coef, 0.0)
+    np.testing.assert_allclose(f, f_direct, rtol=1e-9, atol=1e-300)
+    if gamma >= 1e3:  # every other vector's kernel value underflows: exactly the own one
+        np.testing.assert_array_equal(f[:5], coef[:5])
+
+
+def test_a_tie_through_the_fused_pass_is_a_tie():
+    """A point equal to two vectors of opposite coefficients: the decision is round-off (here
+    exactly 0) and within its tolerance, so the label is +1 by the tie rule."""
+    V = np.array([[0.5, -1.0], [0.5, -1.0], [3.0, 3.0]])
+    clf = KernelExpansion(
+        kernel=RBF(), params={"gamma": 2.0}, vectors=V, coef=np.array([1.5, -1.5, 0.0]),
+        intercept=0.0,
+    )  # fmt: skip
+    f, tol = clf.decision_tolerance(np.array([[0.5, -1.0]]))
+    assert abs(f[0]) <= tol[0]
+    assert clf.predict(np.array([[0.5, -1.0]])).tolist() == [1.0]
+
+
+def test_fused_decisions_refuse_points_whose_distances_overflow():
+    clf = KernelExpansion(
+        kernel=RBF(), params={"gamma": 1.0}, vectors=np.ones((3, 2)), coef=np.ones(3),
+        intercept=0.0,
+    )  # fmt: skip
+    with pytest.raises(ValueError, match="overflow float64"):
+        clf.decision_function(np.array([[1e160, 0.0]]))
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    log_gamma=st.floats(-5.0, 5.0),
+    n=st.integers(1, 30),
+    m=st.integers(1, 30),
+    dup=st.integers(0, 5),
+    seed=st.integers(0, 2**16),
+    lopsided=st.booleans(),
+)
+def test_fused_rbf_decisions_against_the_direct_sums(log_gamma, n, m, dup, seed, lopsided):
+    """Property: over the whole gamma box, duplicated points and vectors, one-signed
+    (unbalanced) coefficients, the fused decisions are the direct kernel sums, and a decision's
+    tolerance covers its difference from them."""
+    rng = np.random.default_rng(seed)
+    gamma = 10.0**log_gamma
+    V = rng.normal(size=(m, 3))
+    X = np.vstack([V[: min(dup, m)], rng.normal(size=(n, 3))])
+    coef = np.abs(rng.normal(size=m)) if lopsided else rng.normal(size=m)
+    clf = KernelExpansion(
+        kernel=RBF(), params={"gamma": gamma}, vectors=V, coef=coef, intercept=0.1
+    )
+    f, tol = clf.decision_tolerance(X)
+    f_direct, scale = _direct("rbf", gamma, X, V, coef, 0.1)
+    assert np.all(np.abs(f - f_direct) <= 1e-9 * scale + 1e-300)
+    assert np.all(tol >= 0)

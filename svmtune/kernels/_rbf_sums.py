@@ -18,6 +18,7 @@ from svmtune.kernels._distances import DISTANCE_ROUNDOFF
 
 __all__ = [
     "exp_nonpositive",
+    "rbf_decision_sums",
     "rbf_block_sums",
     "rbf_net_sums",
     "rbf_symmetric_net_sums",
@@ -33,21 +34,36 @@ NET_SUMS_TILE = 256
 #: LOO_3 pass under 16 MiB and give 8 chunks a thread on 2 cores).
 NET_SUMS_CHUNKS = 16
 
+#: Bytes of the inner products :func:`rbf_decision_sums` computes at once (rows of ``X V'``):
+#: a block that stays in a core's second-level cache between the product and the pass over it
+#: (20 % faster than one block of 1,000 x 4,000 on a 2-core AMD EPYC).
+DECISION_ROWS_BYTES = 2**18
+
 _LN2_HI = 6.93147180369123816490e-01
 _LN2_LO = 1.90821492927058770002e-10
 _LOG2E = 1.4426950408889634
 _TWO_M64 = 2.0**-64
+#: ``2**52 + 1023``: a float whose last mantissa bits hold ``1023 + k`` once ``k`` is added.
+_BIASED_2_52 = 2.0**52 + 1023.0
 
 
-@njit(cache=True, nogil=True)
+# ``contract`` lets the compiler fuse each multiply-add of the reduction and of Horner's rule
+# into one FMA instruction where the CPU has it (one rounding instead of two: closer to the
+# exact exp; 1.9x faster on a 2-core AMD EPYC with AVX2). It changes nothing else: no
+# reassociation, and the callers keep their own flags.
+@njit(cache=True, nogil=True, fastmath={"contract"})
 def _exp_nonpositive(x, out, bits):  # pragma: no cover - compiled
     """out[i] = exp(x[i]) for x[i] <= 0, subnormal results and the underflow to 0 included.
 
     ``out`` must not alias ``x``: the compiler then cannot vectorize the loop (2.7x slower).
     Below ``x = -708`` the power of two ``2**k`` is no longer a normal float: the result is
     built as ``p 2**(k + 64)`` and then scaled by ``2**-64``, which rounds it to the subnormal
-    (or to 0 below about -745) as the C library's exp does."""
+    (or to 0 below about -745) as the C library's exp does. The biased exponent ``k + 1023``
+    (an integer from 11 to 1023) is added to ``2**52`` as a float, which puts it in the low
+    bits of the mantissa, and shifted into the exponent field as an integer: no conversion
+    of a float to an int64, which CPUs without AVX-512 do one element at a time."""
     n = x.size
+    tb = bits[:n].view(np.float64)
     for i in range(n):
         xi = max(x[i], -746.0)
         k = np.floor(xi * _LOG2E + 0.5)
@@ -69,7 +85,10 @@ def _exp_nonpositive(x, out, bits):  # pragma: no cover - compiled
         p = p * r + 1.0
         tiny = k < -1000.0
         out[i] = p * (_TWO_M64 if tiny else 1.0)
-        bits[i] = (np.int64(k + 64.0 if tiny else k) + 1023) << 52  # the float 2**k (or k+64)
+        tb[i] = (k + 64.0 if tiny else k) + _BIASED_2_52  # 2**52 + k + 1023 (or k + 64)
+    ib = bits[:n]
+    for i in range(n):
+        ib[i] = ib[i] << 52  # the float 2**k (or 2**(k + 64))
     scale = bits[:n].view(np.float64)
     for i in range(n):
         out[i] *= scale[i]
@@ -119,6 +138,30 @@ def _block(D, gamma, WT, skip, ST):  # pragma: no cover - compiled
             for j in range(cols):
                 acc += row[j] * WT[c, j]
             ST[c, i] = acc
+
+
+@njit(cache=True, nogil=True)
+def _decision_block(G, xx, zz, gamma, coef, abs_coef, out, scale):  # pragma: no cover - compiled
+    """``out[i] += sum_j k_ij coef[j]`` and ``scale[i] += sum_j k_ij abs_coef[j]`` for
+    ``k_ij = exp(-gamma d_ij)``, ``d_ij = xx[i] + zz[j] - 2 G[i, j]`` (0 within round-off)."""
+    rows, cols = G.shape
+    arg = np.empty(cols)
+    val = np.empty(cols)
+    bits = np.empty(cols, dtype=np.int64)
+    for i in range(rows):
+        xi = xx[i]
+        for j in range(cols):
+            s = xi + zz[j]
+            d = s - 2.0 * G[i, j]
+            arg[j] = 0.0 if d <= DISTANCE_ROUNDOFF * s else -gamma * d
+        _exp_nonpositive(arg, val, bits)
+        acc = 0.0
+        acc_abs = 0.0
+        for j in range(cols):
+            acc += val[j] * coef[j]
+            acc_abs += val[j] * abs_coef[j]
+        out[i] += acc
+        scale[i] += acc_abs
 
 
 @njit(cache=True, nogil=True, parallel=True)
@@ -270,3 +313,42 @@ def rbf_block_sums(
     ST = np.zeros((W.shape[1], D.shape[0]))
     _block(D, float(gamma), WT, int(skip), ST)
     return ST.T.copy()
+
+
+def rbf_decision_sums(
+    X: NDArray[np.float64],
+    V: NDArray[np.float64],
+    gamma: float,
+    coef: NDArray[np.float64],
+    out: NDArray[np.float64],
+    scale: NDArray[np.float64],
+    *,
+    xx: NDArray[np.float64],
+    vv: NDArray[np.float64],
+) -> None:
+    """Add ``sum_j exp(-gamma |x_i - v_j|^2) coef[j]`` to ``out[i]`` and the same sum of
+    ``|coef[j]|`` (the kernel is positive) to ``scale[i]``, in place, for the rows ``x_i`` of
+    ``X`` against the vectors ``V``; ``xx``, ``vv``: their squared norms
+    (:func:`svmtune.kernels._distances.squared_norms`, which has checked that no distance can
+    overflow). One BLAS product ``X V'``, then one compiled pass per row: the distance (as
+    :func:`~svmtune.kernels._distances.squared_distances`, round-off 0), the exp and both sums,
+    without the kernel block or the passes over it that ``gram`` and two products take.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X, V = np.array([[0.0], [2.0]]), np.array([[0.0], [1.0]])
+    >>> out, scale = np.zeros(2), np.zeros(2)
+    >>> rbf_decision_sums(X, V, 0.5, np.array([1.0, -2.0]), out, scale,
+    ...                   xx=np.array([0.0, 4.0]), vv=np.array([0.0, 1.0]))
+    >>> bool(np.allclose(out, [1 - 2 * np.exp(-0.5), np.exp(-2.0) - 2 * np.exp(-0.5)]))
+    True
+    """
+    VT = np.ascontiguousarray(V.T)
+    vv, coef = np.ascontiguousarray(vv), np.ascontiguousarray(coef)
+    abs_coef = np.abs(coef)
+    step = max(1, DECISION_ROWS_BYTES // max(8 * V.shape[0], 1))
+    for lo in range(0, X.shape[0], step):
+        hi = min(lo + step, X.shape[0])
+        G = X[lo:hi] @ VT
+        _decision_block(G, xx[lo:hi], vv, float(gamma), coef, abs_coef, out[lo:hi], scale[lo:hi])

@@ -15,6 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
+from numpy.typing import NDArray
+
 from svmtune.kernels._distances import DISTANCE_ROUNDOFF, squared_norms
 
 __all__ = ["DISTANCE_ROUNDOFF", "InnerProductForm", "squared_norms"]
@@ -57,3 +60,41 @@ class InnerProductForm:
     def __post_init__(self) -> None:
         if self.kind not in ("rbf", "linear"):
             raise ValueError(f"kind must be 'rbf' or 'linear'; got {self.kind!r}")
+
+    def add_decisions(
+        self,
+        X: NDArray[np.float64],
+        V: NDArray[np.float64],
+        coef: NDArray[np.float64],
+        out: NDArray[np.float64],
+        scale: NDArray[np.float64],
+        *,
+        xx: NDArray[np.float64],
+        vv: NDArray[np.float64],
+    ) -> None:
+        """Add ``sum_j k(x_i, v_j) coef[j]`` to ``out[i]`` and ``sum_j |k(x_i, v_j) coef[j]|``
+        to ``scale[i]`` (in place; C-contiguous float64 arrays) for the rows of ``X`` against
+        the vectors ``V``, from one BLAS product ``X V'``; ``xx`` and ``vv`` are the rows'
+        :func:`squared_norms` (which refuse points whose distances could overflow). The RBF
+        form computes each row's distances, exps and both sums in one compiled pass, without
+        a kernel block (:func:`svmtune.kernels._rbf_sums.rbf_decision_sums`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> X, V = np.array([[0.0], [2.0]]), np.array([[0.0], [1.0]])
+        >>> out, scale = np.zeros(2), np.zeros(2)
+        >>> InnerProductForm("linear").add_decisions(
+        ...     X, V, np.array([1.0, -2.0]), out, scale, xx=squared_norms(X), vv=squared_norms(V)
+        ... )
+        >>> out.tolist(), scale.tolist()
+        ([0.0, -4.0], [0.0, 4.0])
+        """
+        if self.kind == "linear":
+            G = X @ V.T
+            out += G @ coef
+            scale += np.abs(G, out=G) @ np.abs(coef)
+            return
+        from svmtune.kernels._rbf_sums import rbf_decision_sums  # compiled: on first use
+
+        rbf_decision_sums(X, V, self.gamma, coef, out, scale, xx=xx, vv=vv)

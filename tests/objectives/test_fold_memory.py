@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from svmtune.kernels import RBF, KernelModel
+from svmtune.kernels import RBF, InnerProductForm, KernelModel
 from svmtune.objectives import KFoldCV
 from svmtune.solvers import KernelRows
 from svmtune.solvers.smo._run import packed_rows_len
@@ -32,6 +32,7 @@ class _Counts:
         self.stores: list[int] = []
         self.blocks: list[int] = []
         init, gram = KernelRows.__init__, KernelModel.gram
+        add = InnerProductForm.add_decisions
 
         def counted_init(rows: KernelRows, *args, **kwargs) -> None:
             init(rows, *args, **kwargs)
@@ -43,8 +44,14 @@ class _Counts:
             self.blocks.append(K.size * 8 * kernel.block_arrays())
             return K
 
+        def counted_add(form: InnerProductForm, X, V, *args, **kwargs) -> None:
+            # the fused decisions' block (RBF, Linear): counted as the Gram block it replaces
+            self.blocks.append(X.shape[0] * V.shape[0] * 8 * RBF().block_arrays())
+            add(form, X, V, *args, **kwargs)
+
         monkeypatch.setattr(KernelRows, "__init__", counted_init)
         monkeypatch.setattr(KernelModel, "gram", counted_gram)
+        monkeypatch.setattr(InnerProductForm, "add_decisions", counted_add)
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
