@@ -47,11 +47,11 @@ _TWO_M64 = 2.0**-64
 _BIASED_2_52 = 2.0**52 + 1023.0
 
 
-# ``contract`` lets the compiler fuse each multiply-add of the reduction and of Horner's rule
-# into one FMA instruction where the CPU has it (one rounding instead of two: closer to the
-# exact exp; 1.9x faster on a 2-core AMD EPYC with AVX2). It changes nothing else: no
-# reassociation, and the callers keep their own flags.
-@njit(cache=True, nogil=True, fastmath={"contract"})
+# Not with fastmath={"contract"}: fused multiply-adds made this exp 1.9x faster on a 2-core AMD
+# EPYC (AVX2) and closer to the exact value, but every kernel value it changes by an ulp moves
+# SMO's path, and on the two long paths measured that cost more than the exp saved (banana at
+# 5,000 points and C = 1e4: 6 % more iterations, 1.10x the CPU; `benchmarks/smo_revs.py`).
+@njit(cache=True, nogil=True)
 def _exp_nonpositive(x, out, bits):  # pragma: no cover - compiled
     """out[i] = exp(x[i]) for x[i] <= 0, subnormal results and the underflow to 0 included.
 
