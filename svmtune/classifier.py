@@ -255,7 +255,10 @@ class KernelExpansion:
         coef = np.ascontiguousarray(self.coef, dtype=np.float64)
         xx, vv = squared_norms(Xc), squared_norms(V)
         for rs, vs in self._blocks(Xc.shape[0]):
-            form.add_decisions(Xc[rs], V[vs], coef[vs], out[rs], scale[rs], xx=xx[rs], vv=vv[vs])
+            form.add_decisions(
+                X=Xc[rs], V=V[vs], coef=coef[vs], out=out[rs], scale=scale[rs], xx=xx[rs],
+                vv=vv[vs],
+            )  # fmt: skip
 
     def predict(self, X: ArrayLike) -> NDArray[np.float64]:
         """Labels in {-1, +1}: the sign of ``f(x)``, +1 for a decision within round-off of zero

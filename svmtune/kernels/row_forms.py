@@ -63,12 +63,12 @@ class InnerProductForm:
 
     def add_decisions(
         self,
+        *,
         X: NDArray[np.float64],
         V: NDArray[np.float64],
         coef: NDArray[np.float64],
         out: NDArray[np.float64],
         scale: NDArray[np.float64],
-        *,
         xx: NDArray[np.float64],
         vv: NDArray[np.float64],
     ) -> None:
@@ -85,7 +85,8 @@ class InnerProductForm:
         >>> X, V = np.array([[0.0], [2.0]]), np.array([[0.0], [1.0]])
         >>> out, scale = np.zeros(2), np.zeros(2)
         >>> InnerProductForm("linear").add_decisions(
-        ...     X, V, np.array([1.0, -2.0]), out, scale, xx=squared_norms(X), vv=squared_norms(V)
+        ...     X=X, V=V, coef=np.array([1.0, -2.0]), out=out, scale=scale,
+        ...     xx=squared_norms(X), vv=squared_norms(V),
         ... )
         >>> out.tolist(), scale.tolist()
         ([0.0, -4.0], [0.0, 4.0])

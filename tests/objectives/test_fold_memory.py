@@ -44,10 +44,11 @@ class _Counts:
             self.blocks.append(K.size * 8 * kernel.block_arrays())
             return K
 
-        def counted_add(form: InnerProductForm, X, V, *args, **kwargs) -> None:
+        def counted_add(form: InnerProductForm, **kwargs) -> None:
             # the fused decisions' block (RBF, Linear): counted as the Gram block it replaces
-            self.blocks.append(X.shape[0] * V.shape[0] * 8 * RBF().block_arrays())
-            add(form, X, V, *args, **kwargs)
+            rows, vectors = kwargs["X"].shape[0], kwargs["V"].shape[0]
+            self.blocks.append(rows * vectors * 8 * RBF().block_arrays())
+            add(form, **kwargs)
 
         monkeypatch.setattr(KernelRows, "__init__", counted_init)
         monkeypatch.setattr(KernelModel, "gram", counted_gram)
