@@ -72,10 +72,9 @@ class TunedSVC(ClassifierMixin, BaseEstimator):
     less CPU: 1/3.8 on the peers study's few hundred points; one Gram matrix per ``gamma``,
     shared by the folds and the five ``C``, while it fits ``KFoldCV``'s memory budget (4,096
     points at the default 256 MiB), else each fold on its own cached rows. On 5,000 to 13,000
-    points of real data sets (``python benchmarks/tunedsvc_vs_gridsearch.py``, quiet 2-core
-    machines) that is 0.56-0.74 of ``GridSearchCV``'s CPU on a Xeon with AVX-512 and 0.34-0.52
-    on an AMD EPYC with AVX2, about one SMO fit's ratio to one LIBSVM fit on each, since both
-    then train the same 125 folds. When
+    points of real data (``python benchmarks/tunedsvc_vs_gridsearch.py``, quiet 2-core machines)
+    that is 0.56-0.74 of ``GridSearchCV``'s CPU on a Xeon (AVX-512), 0.34-0.52 on an AMD EPYC
+    (AVX2): one SMO fit's ratio to one LIBSVM fit on each, both training the same 125 folds. When
     speed matters more, Fischetti's LOO estimates tune ``gamma`` alone by bisection in a
     fraction of the time:
     ``TunedSVC(objective=LOOEstimate(model="loo3"), tuner=Bisection())``; they have no ``C``
