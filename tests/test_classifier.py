@@ -276,8 +276,8 @@ def test_fused_decisions_refuse_points_whose_distances_overflow():
 )
 def test_fused_rbf_decisions_against_the_direct_sums(log_gamma, n, m, dup, seed, lopsided):
     """Property: over the whole gamma box, duplicated points and vectors, one-signed
-    (unbalanced) coefficients, the fused decisions are the direct kernel sums, and a decision's
-    tolerance covers its difference from them."""
+    (unbalanced) coefficients, the fused decisions are the direct kernel sums to 1e-9 of the
+    sum of absolute terms, and the round-off tolerances are nonnegative."""
     rng = np.random.default_rng(seed)
     gamma = 10.0**log_gamma
     V = rng.normal(size=(m, 3))

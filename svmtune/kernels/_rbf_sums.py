@@ -88,10 +88,9 @@ def _exp_nonpositive(x, out, bits):  # pragma: no cover - compiled
         tb[i] = (k + 64.0 if tiny else k) + _BIASED_2_52  # 2**52 + k + 1023 (or k + 64)
     ib = bits[:n]
     for i in range(n):
-        ib[i] = ib[i] << 52  # the float 2**k (or 2**(k + 64))
-    scale = bits[:n].view(np.float64)
+        ib[i] = ib[i] << 52  # tb[i] is now the float 2**k (or 2**(k + 64))
     for i in range(n):
-        out[i] *= scale[i]
+        out[i] *= tb[i]
 
 
 @njit(cache=True, nogil=True)
