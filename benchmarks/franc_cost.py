@@ -212,3 +212,111 @@ def shrink_cost() -> None:
         f"fit: WORK_SWEPT {fit[0]:.2f}, WORK_READ {fit[1]:.2f}, WORK_SHRINK_STEP {fit[2]:.0f},"
         f" WORK_TAIL {fit[3]:.0f}"
     )
+
+
+PART_COST_CASES = [
+    (name, kernel, C)
+    for name in ["heart", "sonar", "ionosphere", "wdbc", "banana", "ringnorm", "splice"]
+    for kernel, Cs in (("rbf", (0.1, 1.0, 10.0, 100.0)), ("linear", (0.1, 1.0)))
+    for C in Cs
+    if not (name in ("ringnorm", "splice") and (kernel == "linear" or C > 1.0))
+]
+
+
+def _part_case(name: str, kernel: str, C: float, repeats: int) -> tuple | None:
+    """One case of :func:`part_cost`: (n, parts, fixed seconds per part, seconds per counted
+    eps-KKT step), or None where the CPU test took Franc's stop (no eps-KKT call to compare)."""
+    import svmtune.solvers.loo._efficiency as eff
+    import svmtune.solvers.loo._passes as passes
+
+    X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
+    if name in OTHER_SETS:
+        X, y, _, _ = fischetti_split(X, y, seed=0)
+    p = (RBF() if kernel == "rbf" else Linear()).prepare(X)
+    K = np.ascontiguousarray(p.gram({"gamma": 1.0 / X.shape[1]} if kernel == "rbf" else {}))
+    full = SMO(tol=1e-3, check_kernel=False).solve(y, C=C, gram=K)
+    measures: list = []
+    settle = eff.Measure.settle
+
+    def keep(self, *a, **k):  # the test's Measure, to read its counted overhead
+        if not measures or measures[-1] is not self:
+            measures.append(self)
+        return settle(self, *a, **k)
+
+    probe = eff.Probe()
+    retrain_shrinking = passes.retrain_shrinking
+    timed = [0.0]
+
+    def counted(setup, points, **kw):  # the eps-KKT call's retrains, counted and timed
+        if kw.get("measure") is None and not kw.get("franc"):
+            kw["measure"] = probe
+            t0 = time.process_time()
+            out = retrain_shrinking(setup, points, **kw)
+            timed[0] += time.process_time() - t0
+            return out
+        return retrain_shrinking(setup, points, **kw)
+
+    t_kkt, t_franc = [], []
+    saved = (eff.PART_POINTS, passes.PART_POINTS)
+    eff.Measure.settle = keep
+    try:
+        for _ in range(repeats):
+            eff.PART_POINTS = passes.PART_POINTS = 10**12  # never tested: eps-KKT, counted
+            passes.retrain_shrinking = counted
+            probe.cpu, probe.count, timed[0] = 0.0, 0, 0.0
+            t0 = time.process_time()
+            exact_loo(y, C=C, gram=K, full=full, stopping="franc")
+            t_kkt.append(time.process_time() - t0)
+            unit = timed[0] / probe.cpu
+            passes.retrain_shrinking = retrain_shrinking
+            eff.PART_POINTS = passes.PART_POINTS = 0  # always tested, its parts free
+            measures.clear()
+            t0 = time.process_time()
+            res = exact_loo(y, C=C, gram=K, full=full, stopping="franc")
+            t_franc.append(time.process_time() - t0)
+    finally:
+        eff.PART_POINTS, passes.PART_POINTS = saved
+        eff.Measure.settle = settle
+        passes.retrain_shrinking = retrain_shrinking
+    if res.stopping_used != "kkt" or not measures:
+        return None
+    m = measures[-1]
+    counted_over = m.overhead() * unit  # what the count sees beyond the eps-KKT stop
+    fixed = (min(t_franc) - min(t_kkt) - counted_over) / m.parts
+    return y.size, m.parts, fixed, unit, min(t_kkt)
+
+
+PART_COST_CALLS = 0.1
+"""Seconds: :func:`part_cost` fits on the calls shorter than this, where a part's fixed CPU
+stands out of the two calls' noise (seconds-long calls differ by more than a part costs)."""
+
+
+def part_cost(repeats: int = 7) -> None:
+    """The fixed CPU of a part of the CPU test (``PART_POINTS`` of
+    ``svmtune.solvers.loo._efficiency``), fitted: on each case where the test chose the eps-KKT
+    stop, the CPU of ``exact_loo(stopping="franc")`` with the test always run minus the same
+    call never tested (least of ``repeats``, interleaved), less what the count already sees
+    (the measuring, Franc's first steps), per part, in eps-KKT steps over all points (timed
+    on the untested call's retrains) times the points. Prints each case and the median."""
+    from svmtune.solvers.loo._efficiency import PART_POINTS
+
+    fits = []
+    print("case                          n  parts  fixed us/part  ns/step   points  call ms")
+    for name, kernel, C in PART_COST_CASES:
+        got = _part_case(name, kernel, C, repeats)
+        if got is None:
+            print(f"{name:11s} {kernel:6s} C={C:<6g}  (Franc's stop chosen)")
+            continue
+        n, parts, fixed, unit, call = got
+        points = fixed / unit * n
+        if call < PART_COST_CALLS:
+            fits.append(points)
+        print(
+            f"{name:11s} {kernel:6s} C={C:<6g} {n:5d} {parts:5d} {fixed * 1e6:13.0f}"
+            f" {unit * 1e9:8.0f} {points:9.0f} {call * 1e3:8.1f}"
+        )
+    print(
+        f"fit: PART_POINTS {np.median(fits):.0f} (median of the {len(fits)} calls under"
+        f" {PART_COST_CALLS * 1e3:.0f} ms; quartiles"
+        f" {np.quantile(fits, 0.25):.0f}-{np.quantile(fits, 0.75):.0f}; in use {PART_POINTS})"
+    )

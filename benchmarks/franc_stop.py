@@ -59,7 +59,7 @@ import time
 
 import numpy as np
 import pandas as pd
-from franc_cost import OTHER_SETS, shrink_cost, step_cost  # the fits of the CPU counts
+from franc_cost import OTHER_SETS, part_cost, shrink_cost, step_cost  # the fits of the CPU counts
 from threadpoolctl import threadpool_limits
 
 from svmtune.datasets import fischetti_split, load, ratsch_split
@@ -270,6 +270,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--bias-every", type=int, default=8, help="with --h-steps: b* every k steps")
     ap.add_argument("--efficiency", choices=["cpu", "certified"], default="cpu")
     ap.add_argument("--step-cost", action="store_true", help="fit the CPU counts' constants")
+    ap.add_argument("--part-cost", action="store_true", help="fit the CPU test's fixed CPU a part")
     args = ap.parse_args(argv)
     if args.datasets is None:
         args.datasets = OTHER_SETS if args.grid == "other" else FRANC_SETS
@@ -283,6 +284,9 @@ def main(argv: list[str] | None = None) -> None:
             return
         if args.refine_after:
             refine_after(args)
+            return
+        if args.part_cost:
+            part_cost()
             return
         if args.step_cost:
             step_cost()

@@ -27,13 +27,19 @@ cost under Franc's stop, and no retrain's saving is cut short.
 
 Where the ways cost about the same, measuring them costs more than any choice saves, and the
 counts are only as good as their fitted constants. So a way under Franc's stop is taken only
-where it is cheaper by :data:`MARGIN`; what the test spends beyond the eps-KKT stop (the
-measuring, and Franc's first steps where the eps-KKT stop was cheaper) is held to
-:data:`OVERHEAD` of the CPU all retrains are projected to cost (Franc's whole retrains are
-measured again only within it, and the test takes no more retrains once the next part would
-overrun it: :func:`svmtune.solvers.loo._passes.efficiency_parts`); and a choice the budget leaves
-open falls to the eps-KKT stop (Franc's whole retrain is taken only where measured to the end on
-every retrain measured).
+where it is cheaper by :data:`MARGIN`; what the test spends beyond the eps-KKT stop (each part's
+fixed CPU, :data:`PART_POINTS`; the measuring; Franc's first steps where the eps-KKT stop was
+cheaper) is held to :data:`OVERHEAD` of the CPU all retrains are projected to cost (Franc's
+whole retrains are measured again only within it, and the test takes no more retrains once the
+next part would overrun it: :func:`svmtune.solvers.loo._passes.efficiency_parts`); and a choice
+the budget leaves open falls to the eps-KKT stop (Franc's whole retrain is taken only where
+measured to the end on every retrain measured).
+
+The test's parts have a fixed CPU (Python's: their calls, records and measurements) that on
+calls of a few milliseconds is 5-20 % of the call. So before the test the first retrains run
+under the eps-KKT stop (:class:`Probe`, :data:`svmtune.solvers.loo._passes.PROBE_POINTS`;
+retrains that stop runs anyway) and project the call's CPU; where one part's fixed CPU exceeds
+:data:`OVERHEAD` of it, the test is not run and the rest run under the eps-KKT stop.
 """
 
 from __future__ import annotations
@@ -60,7 +66,7 @@ if TYPE_CHECKING:
 else:  # compiled code: loaded on first use (svmtune._lazy)
     _exact_loo_loop = lazy_module("svmtune.solvers.loo._exact_loo_loop")
 
-__all__ = ["MARGIN", "OVERHEAD", "Measure"]
+__all__ = ["MARGIN", "OVERHEAD", "PART_POINTS", "Measure", "Probe"]
 
 MARGIN = 0.2
 """A way under Franc's stop is taken only where its counted CPU times ``1 + MARGIN`` is below
@@ -71,6 +77,13 @@ risk."""
 OVERHEAD = 0.03
 """The share of the projected CPU of all retrains (:meth:`Measure.allowance`) that the CPU test
 may spend beyond what the eps-KKT stop costs on the retrains it measures."""
+
+PART_POINTS = 60_000
+"""The fixed CPU of one part of the CPU test (its Python work: the retrains' call, their
+records, the measurements' calls, the bookkeeping), counted as one eps-KKT step over this many
+points, so ``PART_POINTS / n`` steps on ``n`` points: fitted to the CPU the test took beyond
+the eps-KKT stop where it chose that stop, on sets of 200-1,000 points
+(``python benchmarks/franc_stop.py --part-cost``)."""
 
 _CHUNK = 256
 """Steps of the shrinking SMO between two looks at the measurement's budget: each look costs a
@@ -93,6 +106,34 @@ class _Retrain:
 
 
 @dataclass
+class Probe:
+    """The counted CPU of retrains run under the eps-KKT stop (a recorder for
+    :func:`svmtune.solvers.loo._retrains.retrain_shrinking`): what the CPU test projects the
+    call's CPU from before it starts."""
+
+    cpu: float = 0.0
+    count: int = 0
+
+    def record(
+        self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
+    ) -> None:
+        self.cpu += cpu
+        self.count += 1
+
+    def record_handed_over(self, r: int, cpu: float, tail: ShrinkingTail) -> None:
+        self.cpu += cpu + tail.cpu
+        self.count += 1
+
+    def worth_testing(self, todo: int, n: int) -> bool:
+        """Whether the CPU test's first part fits its budget on a call of ``todo`` retrains on
+        ``n`` points: its fixed CPU (:data:`PART_POINTS`) at most :data:`OVERHEAD` of the
+        retrains' CPU projected from the ones recorded."""
+        if not self.count:
+            return True
+        return PART_POINTS / n <= OVERHEAD * todo * self.cpu / self.count
+
+
+@dataclass
 class Measure:
     """The retrains of the efficiency test, what each way cost on them, and the choice."""
 
@@ -101,6 +142,8 @@ class Measure:
     rows: int = 0
     store: CountedGram | None = None  # the Gram matrix the shrinking runs read, counted
     spent: float = 0.0  # CPU of the measuring (eps-KKT continuations, Franc's reruns)
+    part_cost: float = 0.0  # the fixed CPU of a part (PART_POINTS / n)
+    parts: int = 0  # parts run
 
     def record(
         self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
@@ -131,10 +174,10 @@ class Measure:
         return {way: math.fsum(getattr(t, way) for t in rs) for way in ("kkt", "short", "whole")}
 
     def overhead(self) -> float:
-        """CPU spent beyond the eps-KKT stop: the measuring, and Franc's first steps on the
-        retrains where the eps-KKT stop was cheaper (as far as measured)."""
+        """CPU spent beyond the eps-KKT stop: the parts' fixed CPU, the measuring, and Franc's
+        first steps on the retrains where the eps-KKT stop was cheaper (as far as measured)."""
         over = math.fsum(max(0.0, t.short - t.kkt) for t in self.retrains.values())
-        return self.spent + over
+        return self.parts * self.part_cost + self.spent + over
 
     def allowance(self, todo: int) -> float:
         """What the test may spend beyond the eps-KKT stop over ``todo`` retrains in all:

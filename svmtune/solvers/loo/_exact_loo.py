@@ -264,7 +264,7 @@ def exact_loo(
         )
     certified = int(np.sum(run.status == _exact_loo_loop.CERTIFIED)) - run.n_refined_certified
     used = "franc" if franc and run.keep else "kkt"
-    under_franc = int(todo.size if used == "franc" else run.tested)
+    under_franc = int(todo.size - run.probed if used == "franc" else run.tested)
     out_counts: dict[str, float] = {
         "settled_alpha_zero": int(np.sum(settled == ALPHA_ZERO)),
         "settled_misclassified": int(np.sum(settled == MISCLASSIFIED)),

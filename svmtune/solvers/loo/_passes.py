@@ -11,7 +11,7 @@ from numpy.typing import NDArray
 
 from svmtune._lazy import lazy_module
 from svmtune.solvers.loo._bias import TIE, decision_scale
-from svmtune.solvers.loo._efficiency import Measure
+from svmtune.solvers.loo._efficiency import PART_POINTS, Measure, Probe
 from svmtune.solvers.loo._franc_tail import LowRank
 from svmtune.solvers.loo._refine import refine
 from svmtune.solvers.loo._retrains import FullGbar, RetrainSetup, retrain_rows, retrain_shrinking
@@ -22,7 +22,14 @@ if TYPE_CHECKING:
 else:  # compiled code: loaded on first use (svmtune._lazy)
     _exact_loo_loop = lazy_module("svmtune.solvers.loo._exact_loo_loop")
 
-__all__ = ["EARLY_OFF", "EARLY_POINTS", "SAMPLE_SHARE", "Retrains", "efficiency_parts"]
+__all__ = [
+    "EARLY_OFF",
+    "EARLY_POINTS",
+    "PROBE_POINTS",
+    "SAMPLE_SHARE",
+    "Retrains",
+    "efficiency_parts",
+]
 
 EARLY_POINTS = 3
 """The retrains of each part of the CPU test (:func:`efficiency_parts`)."""
@@ -31,6 +38,12 @@ SAMPLE_SHARE = 20
 """The CPU test's first part is at most one in ``SAMPLE_SHARE`` of the retrains: it runs under
 Franc's stop and measures the eps-KKT stop on them whatever they show, so where the two cost
 the same its cost is a share of the whole."""
+
+PROBE_POINTS = 3
+"""Retrains the CPU test first runs under the eps-KKT stop (retrains that stop would run
+anyway), to project the call's CPU: where its first part's fixed CPU would exceed
+:data:`svmtune.solvers.loo._efficiency.OVERHEAD` of it, the test is not run
+(:meth:`svmtune.solvers.loo._efficiency.Probe.worth_testing`)."""
 
 EARLY_OFF = 0.7
 """The CPU test ends after a part (:func:`efficiency_parts`) when the eps-KKT stop would have
@@ -71,6 +84,7 @@ class Retrains:
         self.measured_steps = 0  # the efficiency test's eps-KKT continuations
         self.measured_rows = 0
         self.tested = 0  # retrains of the efficiency test
+        self.probed = 0  # retrains run under the eps-KKT stop before it (PROBE_POINTS)
         self.whole = False  # Franc's stop to the end of each retrain for the rest
         self.franc = False  # Franc's stop asked for
 
@@ -86,7 +100,11 @@ class Retrains:
         setup, todo = self.setup, self.todo
         rest = todo
         self.franc = franc
-        if franc:
+        if franc and efficiency == "cpu" and todo.size > M + PROBE_POINTS:
+            rest, worth = self._probe(todo, n_jobs)
+            if worth:  # else the eps-KKT stop for the rest, untested
+                rest = self._efficiency_test(rest, M, n_jobs, efficiency)
+        elif franc:
             rest = self._efficiency_test(todo, M, n_jobs, efficiency)
         if not rest.size:
             return
@@ -105,6 +123,18 @@ class Retrains:
             )
             self._store(rest, out)
 
+    def _probe(self, todo: NDArray[np.int64], n_jobs: int | None) -> tuple[NDArray[np.int64], bool]:
+        """The first :data:`PROBE_POINTS` retrains under the eps-KKT stop: the points left to
+        retrain, and whether the CPU test is worth its fixed CPU on this call."""
+        part = todo[:PROBE_POINTS]
+        probe = Probe()
+        out = retrain_shrinking(
+            self.setup, part, franc=False, gbar_full=self.gbar_full, n_jobs=n_jobs, measure=probe
+        )
+        self._store(part, out)
+        self.probed = int(part.size)
+        return todo[part.size :], probe.worth_testing(todo.size, self.setup.y.shape[0])
+
     def _efficiency_test(
         self, todo: NDArray[np.int64], M: int, n_jobs: int | None, efficiency: str
     ) -> NDArray[np.int64]:
@@ -115,7 +145,9 @@ class Retrains:
         parts (:func:`efficiency_parts`); the test ends after a part when the eps-KKT stop was
         clearly the cheapest so far, or when the next part would overrun its budget at the
         rate of the parts so far (:data:`svmtune.solvers.loo._efficiency.OVERHEAD`)."""
-        measure = Measure() if efficiency == "cpu" and todo.size > M else None
+        n = self.setup.y.shape[0]
+        cpu = efficiency == "cpu" and todo.size > M
+        measure = Measure(part_cost=PART_POINTS / n) if cpu else None
         ends = efficiency_parts(M, todo.size) if measure is not None else [M]
         done = 0
         for lo, hi in zip([0, *ends[:-1]], ends, strict=True):
@@ -135,6 +167,7 @@ class Retrains:
             self._store(part, out)
             done += part.size
             if measure is not None:
+                measure.parts += 1
                 measure.settle(self.setup, self.gbar_full, todo=todo.size)
                 tot = measure.totals()
                 if tot["kkt"] < EARLY_OFF * min(tot["short"], tot["whole"]):
