@@ -108,29 +108,28 @@ class _Retrain:
 @dataclass
 class Probe:
     """The counted CPU of retrains run under the eps-KKT stop (a recorder for
-    :func:`svmtune.solvers.loo._retrains.retrain_shrinking`): what the CPU test projects the
-    call's CPU from before it starts."""
+    :func:`svmtune.solvers.loo._retrains.retrain_shrinking`, whose threads may record at once:
+    one entry per point, summed in the points' order): what the CPU test projects the call's
+    CPU from before it starts."""
 
-    cpu: float = 0.0
-    count: int = 0
+    costs: dict[int, float] = field(default_factory=dict)
 
     def record(
         self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
     ) -> None:
-        self.cpu += cpu
-        self.count += 1
+        self.costs[r] = cpu
 
     def record_handed_over(self, r: int, cpu: float, tail: ShrinkingTail) -> None:
-        self.cpu += cpu + tail.cpu
-        self.count += 1
+        self.costs[r] = cpu + tail.cpu
 
     def worth_testing(self, todo: int, n: int) -> bool:
         """Whether the CPU test's first part fits its budget on a call of ``todo`` retrains on
         ``n`` points: its fixed CPU (:data:`PART_POINTS`) at most :data:`OVERHEAD` of the
         retrains' CPU projected from the ones recorded."""
-        if not self.count:
+        if not self.costs:
             return True
-        return PART_POINTS / n <= OVERHEAD * todo * self.cpu / self.count
+        mean = math.fsum(self.costs[r] for r in sorted(self.costs)) / len(self.costs)
+        return PART_POINTS / n <= OVERHEAD * todo * mean
 
 
 @dataclass
