@@ -270,7 +270,7 @@ def retrain_shrinking(
     G_full = np.ascontiguousarray(setup.full.gradient)
 
     def run(lo: int, hi: int) -> None:
-        store = CountedGram(setup.K, setup.diag)
+        store = None  # the hand-overs' view of K: made at the first (most retrains need none)
         work = _exact_loo_loop.work_arrays(setup.y.shape[0])
         for k in range(lo, hi):
             r = int(points[k])
@@ -283,6 +283,8 @@ def retrain_shrinking(
                     measure.record(r, st, it, cpu, work)
                 continue
             # not done: on from where it is (work[0], work[1]) to the eps-KKT stop
+            if store is None:
+                store = CountedGram(setup.K, setup.diag)
             tail = None
             if franc and low_rank is not None:  # None where K has no low-rank factor
                 tail = low_rank.tail(
