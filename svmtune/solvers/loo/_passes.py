@@ -96,7 +96,9 @@ class Retrains:
 
     def retrain(self, *, franc: bool, M: int, n_jobs: int | None, efficiency: str) -> None:
         """Every point of ``todo``; under Franc's stop the first ``M`` decide (the efficiency
-        test, :data:`svmtune.solvers.loo.EFFICIENCY_POINTS`) how the rest run."""
+        test, :data:`svmtune.solvers.loo.EFFICIENCY_POINTS`) how the rest run. The CPU test
+        comes after :data:`PROBE_POINTS` retrains under the eps-KKT stop, and not at all where
+        they project a call too short to pay for its first part (:meth:`_probe`)."""
         setup, todo = self.setup, self.todo
         rest = todo
         self.franc = franc
