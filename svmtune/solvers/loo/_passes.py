@@ -39,11 +39,13 @@ SAMPLE_SHARE = 20
 Franc's stop and measures the eps-KKT stop on them whatever they show, so where the two cost
 the same its cost is a share of the whole."""
 
-PROBE_POINTS = 3
+PROBE_POINTS = 10
 """Retrains the CPU test first runs under the eps-KKT stop (retrains that stop would run
-anyway), to project the call's CPU: where its first part's fixed CPU would exceed
-:data:`svmtune.solvers.loo._efficiency.OVERHEAD` of it, the test is not run
-(:meth:`svmtune.solvers.loo._efficiency.Probe.worth_testing`)."""
+anyway), at most: spread evenly over those after the test's ``M`` (so the test samples the
+first retrains, as without them), to project the call's CPU; where the test's first part
+would cost more than :data:`svmtune.solvers.loo._efficiency.OVERHEAD` of it, the test is not
+run (:meth:`svmtune.solvers.loo._efficiency.Probe.worth_testing`). Ten, not three: retrains'
+CPU is skewed (on linear heart at C = 3 three of them projected a tenth of the call)."""
 
 EARLY_OFF = 0.7
 """The CPU test ends after a part (:func:`efficiency_parts`) when the eps-KKT stop would have
@@ -102,12 +104,12 @@ class Retrains:
         setup, todo = self.setup, self.todo
         rest = todo
         self.franc = franc
-        if franc and efficiency == "cpu" and todo.size > M + PROBE_POINTS:
-            rest, worth = self._probe(todo, n_jobs)
+        if franc and efficiency == "cpu" and todo.size > M + 2:
+            rest, worth = self._probe(todo, M, n_jobs)
             if worth:  # else the eps-KKT stop for the rest, untested
-                rest = self._efficiency_test(rest, M, n_jobs, efficiency)
+                rest = self._efficiency_test(rest, M, n_jobs, efficiency, total=todo.size)
         elif franc:
-            rest = self._efficiency_test(todo, M, n_jobs, efficiency)
+            rest = self._efficiency_test(todo, M, n_jobs, efficiency, total=todo.size)
         if not rest.size:
             return
         if isinstance(setup.store, KernelRows):
@@ -125,32 +127,46 @@ class Retrains:
             )
             self._store(rest, out)
 
-    def _probe(self, todo: NDArray[np.int64], n_jobs: int | None) -> tuple[NDArray[np.int64], bool]:
-        """The first :data:`PROBE_POINTS` retrains under the eps-KKT stop: the points left to
-        retrain, and whether the CPU test is worth its fixed CPU on this call."""
-        part = todo[:PROBE_POINTS]
+    def _probe(
+        self, todo: NDArray[np.int64], M: int, n_jobs: int | None
+    ) -> tuple[NDArray[np.int64], bool]:
+        """At most :data:`PROBE_POINTS` retrains under the eps-KKT stop, spread evenly over
+        ``todo[M:]`` (leaving more than ``M``): the points left to retrain, and whether the CPU
+        test is worth its fixed CPU on this call."""
+        count = min(PROBE_POINTS, todo.size - M - 1)  # the CPU test then has more than M
+        at = M + np.round(np.linspace(0, todo.size - M - 1, count)).astype(np.int64)
+        part = todo[at]
         probe = Probe()
         out = retrain_shrinking(
             self.setup, part, franc=False, gbar_full=self.gbar_full, n_jobs=n_jobs, measure=probe
         )
         self._store(part, out)
         self.probed = int(part.size)
-        return todo[part.size :], probe.worth_testing(todo.size, self.setup.y.shape[0])
+        rest = np.delete(todo, at)
+        return rest, probe.worth_testing(todo.size, self.setup.y.shape[0])
 
     def _efficiency_test(
-        self, todo: NDArray[np.int64], M: int, n_jobs: int | None, efficiency: str
+        self,
+        todo: NDArray[np.int64],
+        M: int,
+        n_jobs: int | None,
+        efficiency: str,
+        *,
+        total: int,
     ) -> NDArray[np.int64]:
         """The first ``M`` points under Franc's stop for the whole retrain; sets ``keep`` and
-        ``whole`` and returns the points left to retrain. The paper's test (``"certified"``):
-        Franc kept when at least half of them were certified. The CPU test (``"cpu"``): the way
-        that cost least on them (:class:`svmtune.solvers.loo._efficiency.Measure`), measured in
-        parts (:func:`efficiency_parts`); the test ends after a part when the eps-KKT stop was
+        ``whole`` and returns the points left to retrain (``total``: the call's retrains, the
+        probe's included, which size the CPU test's parts and budget). The paper's test
+        (``"certified"``): Franc kept when at least half of them were certified. The CPU test
+        (``"cpu"``): the way that cost least on them
+        (:class:`svmtune.solvers.loo._efficiency.Measure`), measured in parts
+        (:func:`efficiency_parts`); the test ends after a part when the eps-KKT stop was
         clearly the cheapest so far, or when the next part would overrun its budget at the
         rate of the parts so far (:data:`svmtune.solvers.loo._efficiency.OVERHEAD`)."""
         n = self.setup.y.shape[0]
         cpu = efficiency == "cpu" and todo.size > M
         measure = Measure(part_cost=PART_POINTS / n) if cpu else None
-        ends = efficiency_parts(M, todo.size) if measure is not None else [M]
+        ends = efficiency_parts(M, total) if measure is not None else [M]
         done = 0
         for lo, hi in zip([0, *ends[:-1]], ends, strict=True):
             part = todo[lo:hi]
@@ -170,13 +186,13 @@ class Retrains:
             done += part.size
             if measure is not None:
                 measure.parts += 1
-                measure.settle(self.setup, self.gbar_full, todo=todo.size)
+                measure.settle(self.setup, self.gbar_full, todo=total)
                 tot = measure.totals()
                 if tot["kkt"] < EARLY_OFF * min(tot["short"], tot["whole"]):
                     break
                 # the next part, if it costs what the parts so far cost, stays within budget
                 nxt = min(EARLY_POINTS, M - done)
-                if measure.overhead() * (done + nxt) / done >= measure.allowance(todo.size):
+                if measure.overhead() * (done + nxt) / done >= measure.allowance(total):
                     break
         self.tested = done
         self.eff_certified = int(np.sum(self.status[todo[:done]] == _exact_loo_loop.CERTIFIED))

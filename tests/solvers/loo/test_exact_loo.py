@@ -15,6 +15,7 @@ from sklearn.svm import SVC as LibSVC
 from svmtune.datasets import ratsch_split
 from svmtune.kernels import RBF, Linear
 from svmtune.solvers import KernelRows, exact_loo
+from svmtune.solvers.loo import EFFICIENCY_POINTS
 from svmtune.solvers.loo._passes import PROBE_POINTS
 from svmtune.solvers.loo._refine import WINDOW_TRIAL, WINDOW_YIELD
 from tests._oracles import loo_by_retraining, loo_wrong, problems
@@ -106,9 +107,9 @@ def test_franc_reads_no_more_kernel_rows_than_kkt(name) -> None:
 
 
 def test_a_call_too_short_for_the_cpu_test_runs_the_eps_kkt_stop_untested() -> None:
-    # A loose KKT stop ends each retrain within a few steps: the first PROBE_POINTS retrains
-    # (eps-KKT) project a call whose CPU test would cost more than its budget (OVERHEAD of the
-    # call), so no retrain runs under Franc's stop and nothing is certified.
+    # A loose KKT stop ends each retrain within a few steps: the probe's retrains (eps-KKT)
+    # project a call whose CPU test would cost more than its budget (OVERHEAD of the call),
+    # so no retrain runs under Franc's stop and nothing is certified.
     y, K = _data("heart", "rbf")
     res = exact_loo(y, C=1.0, gram=K, stopping="franc", tol=0.5)
     kkt = exact_loo(y, C=1.0, gram=K, stopping="kkt", tol=0.5)
@@ -125,15 +126,16 @@ def test_a_call_too_short_for_the_cpu_test_runs_the_eps_kkt_stop_untested() -> N
 
 
 def test_cpu_efficiency_test_keeps_franc_where_it_saves_steps() -> None:
-    # RBF at C = 1: most retrains certified within a few steps, the eps-KKT stop takes about
-    # sixty; all but the PROBE_POINTS first (eps-KKT, to project the call) run under Franc's
-    y, K = _data("wdbc", "rbf")
-    franc = exact_loo(y, C=1.0, gram=K, stopping="franc")
-    kkt = exact_loo(y, C=1.0, gram=K, stopping="kkt")
+    # linear ionosphere at C = 0.1: retrains certified in a third of the eps-KKT stop's steps;
+    # all but the probe's retrains (eps-KKT, to project the call) run under Franc's stop
+    y, K = _data("ionosphere", "linear")
+    franc = exact_loo(y, C=0.1, gram=K, stopping="franc")
+    kkt = exact_loo(y, C=0.1, gram=K, stopping="kkt")
     assert franc.error == kkt.error
     assert franc.stopping_used == "franc"
-    assert franc.counts["under_franc"] == franc.counts["retrained"] - PROBE_POINTS
-    assert 3 * franc.counts["retrain_iterations"] < kkt.counts["retrain_iterations"]
+    probed = min(PROBE_POINTS, franc.counts["retrained"] - EFFICIENCY_POINTS - 1)
+    assert franc.counts["under_franc"] == franc.counts["retrained"] - probed
+    assert 2 * franc.counts["retrain_iterations"] < kkt.counts["retrain_iterations"]
     assert 2 * franc.counts["kernel_rows"] < kkt.counts["kernel_rows"]
     # the measurement continued certified retrains only as far as their compiled phase
     assert 0 < franc.counts["efficiency_iterations"] <= 200 * 10
@@ -159,10 +161,10 @@ def test_cpu_efficiency_test_switches_franc_off_in_time(name, C, tested) -> None
     under = franc.counts["under_franc"]
     assert 1 <= under <= tested  # its first parts at most
     assert under <= max(3, franc.counts["retrained"] // 20)
-    # the test's retrains are those after the PROBE_POINTS first: only they can be certified
+    # the test's retrains are the first ones (the probe's, spread over the later ones, ran under
+    # the eps-KKT stop first, to project the call): only they can be certified
     status = franc.status[franc.settled_by == 2]
-    assert not np.any(status[:PROBE_POINTS] == 1)
-    assert not np.any(status[PROBE_POINTS + under :] == 1)
+    assert not np.any(status[under:] == 1)
     assert franc.counts["certified"] == franc.counts["efficiency_certified"]
     assert franc.counts["kernel_rows"] <= 1.02 * kkt.counts["kernel_rows"]
     assert franc.counts["efficiency_iterations"] <= 0.02 * kkt.counts["retrain_iterations"]
@@ -257,7 +259,7 @@ def test_max_iter_warns_counts_and_returns() -> None:
     assert np.all(res.counts["retrain_iterations"] <= 3 * res.counts["retrained"])
 
 
-# heart: the CPU test not run (the first retrains project a short call); wdbc: run after them
+# heart: the CPU test not run (the probe projects a short call); wdbc: run after the probe
 @pytest.mark.parametrize("name", ["heart", "wdbc"])
 def test_parallel_equals_serial(name) -> None:
     y, K = _data(name, "rbf")
