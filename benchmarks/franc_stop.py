@@ -42,10 +42,12 @@ Modes:
 
     python benchmarks/franc_stop.py --datasets ringnorm --kernels linear --C 1 --realizations 3
     python benchmarks/franc_stop.py --kernels linear                    # Ratsch, linear grid
+    python benchmarks/franc_stop.py --kernels linear --C-max 10 --datasets heart image
     python benchmarks/franc_stop.py --kernels rbf --rbf-every 2
     python benchmarks/franc_stop.py --grid other
     python benchmarks/franc_stop.py --grid other --efficiency certified
     python benchmarks/franc_stop.py --step-cost
+    python benchmarks/franc_stop.py --part-cost          # the CPU test's fixed CPU a part
     python benchmarks/franc_stop.py --grid other --kernels linear --refine-after 10000,20000,50000,0
     python benchmarks/franc_stop.py --h-steps 0,1,2,-1,-2 --datasets ringnorm --kernels linear --C 1
 
@@ -254,6 +256,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--datasets", nargs="+")
     ap.add_argument("--kernels", nargs="+", choices=["rbf", "linear"], default=["linear", "rbf"])
     ap.add_argument("--C", type=float, help="one C only (RBF: with every gamma of the grid)")
+    ap.add_argument("--C-max", type=float, help="the grid's C up to this only")
     ap.add_argument("--realizations", type=int, default=1)
     ap.add_argument("--rbf-every", type=int, default=1)
     ap.add_argument("--tol", type=float, default=1e-3)
@@ -296,6 +299,7 @@ def main(argv: list[str] | None = None) -> None:
         for name, s, X, y in splits(args):
             for kernel in args.kernels:
                 ps = settings(kernel, args.grid, args.rbf_every, args.C, args.gamma)
+                ps = [p for p in ps if args.C_max is None or p["C"] <= args.C_max]
                 for p, K in grams(kernel, X, ps, args.grid == "other"):
                     rows.append({"data": name, "real.": s, "kernel": kernel, **p})
                     rows[-1].update(
