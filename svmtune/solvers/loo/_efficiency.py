@@ -36,10 +36,11 @@ the budget leaves open falls to the eps-KKT stop (Franc's whole retrain is taken
 measured to the end on every retrain measured).
 
 The test's parts have a fixed CPU (Python's: their calls, records and measurements) that on
-calls of a few milliseconds is 5-20 % of the call. So before the test the last retrains run
-under the eps-KKT stop (:class:`Probe`, :data:`svmtune.solvers.loo._passes.PROBE_POINTS`;
-retrains that stop runs anyway) and project the call's CPU; where one part's fixed CPU exceeds
-:data:`OVERHEAD` of it, the test is not run and the rest run under the eps-KKT stop.
+calls of a few milliseconds is 5-20 % of the call. So before the test a few retrains spread
+over the later ones run under the eps-KKT stop (:class:`Probe`,
+:data:`svmtune.solvers.loo._passes.PROBE_POINTS`; retrains that stop runs anyway) and project
+the call's CPU; where one part's fixed CPU exceeds :data:`OVERHEAD` of it, the test is not run
+and the rest run under the eps-KKT stop.
 """
 
 from __future__ import annotations

@@ -201,13 +201,13 @@ def exact_loo(
         CPU on the first ``M`` retrains: the eps-KKT stop, Franc's stop for the first
         :data:`svmtune.solvers.loo._retrains.SHRINK_AFTER` steps then the shrinking SMO, or
         Franc's stop to the end of each retrain (``"cpu"``,
-        :mod:`svmtune.solvers.loo._efficiency`; its ``M`` retrains come after three run under
-        the eps-KKT stop, which project the call's CPU: where one part of the test would cost
-        more than 3 % of it, the test is not run and the rest stop on the eps-KKT gap, with
-        ``counts["efficiency_certified"] == -1``); or, as the paper, keep Franc's stop when at
-        least half of them were certified, its bound then tested to the end of every retrain
-        (``"certified"``: fewer kernel columns read, the paper's KerEval, at more CPU where
-        retrains are long).
+        :mod:`svmtune.solvers.loo._efficiency`; first up to ten retrains spread over the later
+        ones run under the eps-KKT stop and project the call's CPU: where one part of the test
+        would cost more than 3 % of it, the test is not run and the rest stop on the eps-KKT
+        gap, with ``counts["efficiency_certified"] == -1``); or, as the paper, keep Franc's
+        stop when at least half of them were certified, its bound then tested to the end of
+        every retrain (``"certified"``: fewer kernel columns read, the paper's KerEval, at more
+        CPU where retrains are long).
     full : SMOResult, optional
         The solution on all points at this ``C`` and Gram matrix, if already at hand.
 
