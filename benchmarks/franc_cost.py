@@ -226,8 +226,8 @@ PART_COST_CASES = [
 def _part_case(name: str, kernel: str, C: float, repeats: int) -> tuple | None:
     """One case of :func:`part_cost`: (n, parts, fixed seconds per part, seconds per counted
     eps-KKT step), or None where the CPU test took Franc's stop (no eps-KKT call to compare)."""
-    import svmtune.solvers.loo._efficiency as eff
-    import svmtune.solvers.loo._passes as passes
+    from svmtune.solvers.loo import efficiency_test as eff
+    from svmtune.solvers.loo import retrain_passes as passes
 
     X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
     if name in OTHER_SETS:
@@ -294,12 +294,12 @@ stands out of the two calls' noise (seconds-long calls differ by more than a par
 
 def part_cost(repeats: int = 7) -> None:
     """The fixed CPU of a part of the CPU test (``PART_POINTS`` of
-    ``svmtune.solvers.loo._efficiency``), fitted: on each case where the test chose the eps-KKT
+    ``svmtune.solvers.loo.efficiency_test``), fitted: on each case where the test chose the eps-KKT
     stop, the CPU of ``exact_loo(stopping="franc")`` with the test always run minus the same
     call never tested (least of ``repeats``, interleaved), less what the count already sees
     (the measuring, Franc's first steps), per part, in eps-KKT steps over all points (timed
     on the untested call's retrains) times the points. Prints each case and the median."""
-    from svmtune.solvers.loo._efficiency import PART_POINTS
+    from svmtune.solvers.loo import efficiency_test
 
     fits = []
     print("case                          n  parts  fixed us/part  ns/step   points  call ms")
@@ -319,5 +319,6 @@ def part_cost(repeats: int = 7) -> None:
     print(
         f"fit: PART_POINTS {np.median(fits):.0f} (median of the {len(fits)} calls under"
         f" {PART_COST_CALLS * 1e3:.0f} ms; quartiles"
-        f" {np.quantile(fits, 0.25):.0f}-{np.quantile(fits, 0.75):.0f}; in use {PART_POINTS})"
+        f" {np.quantile(fits, 0.25):.0f}-{np.quantile(fits, 0.75):.0f}; in use"
+        f" {efficiency_test.PART_POINTS})"
     )

@@ -11,8 +11,10 @@ room's compiled pair step and shrinking.
 
 :data:`retrain_loop` is that compiled retrain module (``retrain_one``, ``RetrainOptions``,
 ``work_arrays``, the outcome codes and the constants of its CPU count), imported when first
-asked for, and :data:`refinement` the module of the refinements, whose
-``REFINE_FRANC_AFTER`` the benchmarks vary.
+asked for, :data:`refinement` the module of the refinements, whose ``REFINE_FRANC_AFTER``
+the benchmarks vary, and :data:`efficiency_test` and :data:`retrain_passes` the modules of
+the CPU efficiency test (``PART_POINTS``, ``Measure``, ``Probe``) and of the passes that run
+it (``PROBE_POINTS``), which ``benchmarks/franc_cost.py`` patches to fit ``PART_POINTS``.
 
 Examples
 --------
@@ -27,6 +29,8 @@ Examples
 import importlib
 from types import ModuleType
 
+from svmtune.solvers.loo import _efficiency as efficiency_test
+from svmtune.solvers.loo import _passes as retrain_passes
 from svmtune.solvers.loo import _refine as refinement
 from svmtune.solvers.loo._exact_loo import (
     EFFICIENCY_POINTS,
@@ -57,9 +61,11 @@ __all__ = [
     "RetrainSetup",
     "ShrinkingTail",
     "Stopping",
+    "efficiency_test",
     "exact_loo",
     "refinement",
     "retrain_loop",
+    "retrain_passes",
     "shrinking_cpu",
 ]
 

@@ -269,9 +269,8 @@ def retrain_shrinking(
     a_full = np.ascontiguousarray(setup.full.alpha)
     G_full = np.ascontiguousarray(setup.full.gradient)
 
-    def run(lo: int, hi: int) -> None:
-        store = None  # the hand-overs' view of K: made at the first (most retrains need none)
-        work = _exact_loo_loop.work_arrays(setup.y.shape[0])
+    def run(lo: int, hi: int) -> None:  # K's counted view made at the first hand-over, if any
+        store, work = None, _exact_loo_loop.work_arrays(setup.y.shape[0])
         for k in range(lo, hi):
             r = int(points[k])
             d, st, it, rw, cpu = _exact_loo_loop.retrain_one(
@@ -283,8 +282,7 @@ def retrain_shrinking(
                     measure.record(r, st, it, cpu, work)
                 continue
             # not done: on from where it is (work[0], work[1]) to the eps-KKT stop
-            if store is None:
-                store = CountedGram(setup.K, setup.diag)
+            store = CountedGram(setup.K, setup.diag) if store is None else store
             tail = None
             if franc and low_rank is not None:  # None where K has no low-rank factor
                 tail = low_rank.tail(
