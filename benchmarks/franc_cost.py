@@ -37,6 +37,18 @@ STEP_COST_CASES = [
 ]
 
 
+def _case(name: str, kernel: str, C: float):
+    """``(y, K, full)``: a case's labels, Gram matrix (RBF at gamma = 1/d, or linear) and SMO
+    solution on all its points (a ``fischetti_split`` of the other sets, else Ratsch's
+    realization 0)."""
+    X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
+    if name in OTHER_SETS:
+        X, y, _, _ = fischetti_split(X, y, seed=0)
+    p = (RBF() if kernel == "rbf" else Linear()).prepare(X)
+    K = np.ascontiguousarray(p.gram({"gamma": 1.0 / X.shape[1]} if kernel == "rbf" else {}))
+    return y, K, SMO(tol=1e-3, check_kernel=False).solve(y, C=C, gram=K)
+
+
 def _timed_retrains(K, y, C, franc: bool, todo) -> tuple[float, int, int, float]:
     """Best of 5 of the compiled retrains of ``todo``: (seconds, steps, retrains, counted CPU)."""
     from svmtune.solvers import retrain_loop as loop
@@ -66,12 +78,7 @@ def step_cost() -> None:
 
     kk, ff, meas = [], [], []
     for name, kernel, C in STEP_COST_CASES:
-        X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
-        if name in OTHER_SETS:
-            X, y, _, _ = fischetti_split(X, y, seed=0)
-        p = (RBF() if kernel == "rbf" else Linear()).prepare(X)
-        K = np.ascontiguousarray(p.gram({"gamma": 1.0 / X.shape[1]} if kernel == "rbf" else {}))
-        full = SMO(tol=1e-3, check_kernel=False).solve(y, C=C, gram=K)
+        y, K, full = _case(name, kernel, C)
         todo = np.flatnonzero(exact_loo(y, C=C, gram=K, full=full).settled_by == 2)[:80]
         tk, sk, R, ck = _timed_retrains(K, y, C, False, todo)
         tf, sf, _, cf = _timed_retrains(K, y, C, True, todo)
@@ -229,12 +236,7 @@ def _part_case(name: str, kernel: str, C: float, repeats: int) -> tuple | None:
     from svmtune.solvers.loo import efficiency_test as eff
     from svmtune.solvers.loo import retrain_passes as passes
 
-    X, y = load(name) if name in OTHER_SETS else ratsch_split(name, 0)[:2]
-    if name in OTHER_SETS:
-        X, y, _, _ = fischetti_split(X, y, seed=0)
-    p = (RBF() if kernel == "rbf" else Linear()).prepare(X)
-    K = np.ascontiguousarray(p.gram({"gamma": 1.0 / X.shape[1]} if kernel == "rbf" else {}))
-    full = SMO(tol=1e-3, check_kernel=False).solve(y, C=C, gram=K)
+    y, K, full = _case(name, kernel, C)
     measures: list = []
     settle = eff.Measure.settle
 
