@@ -36,11 +36,14 @@ the budget leaves open falls to the eps-KKT stop (Franc's whole retrain is taken
 measured to the end on every retrain measured).
 
 The test's parts have a fixed CPU (Python's: their calls, records and measurements) that on
-calls of a few milliseconds is 5-20 % of the call. So before the test a few retrains spread
-over the later ones run under the eps-KKT stop (:class:`Probe`,
-:data:`svmtune.solvers.loo._passes.PROBE_POINTS`; retrains that stop runs anyway) and project
-the call's CPU; where one part's fixed CPU exceeds :data:`OVERHEAD` of it, the test is not run
-and the rest run under the eps-KKT stop.
+calls of a few milliseconds is 5-20 % of the call, and its first part's retrains run under
+Franc's stop before anything is measured: where the bound never fires, each step costs about
+twice an eps-KKT one. So before the test a few retrains spread over the later ones run under
+the eps-KKT stop (:class:`Probe`, :data:`svmtune.solvers.loo._passes.PROBE_POINTS`; retrains
+that stop runs anyway) and project the call's CPU and what a retrain of the first part would
+cost more under Franc's stop; the first part takes no more retrains than fit in
+:data:`OVERHEAD` of the projected CPU with a part's fixed CPU, and where not one fits the test is
+not run and the rest run under the eps-KKT stop.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from svmtune._lazy import lazy_module
-from svmtune.solvers.loo._franc_tail import FrancTail
+from svmtune.solvers.loo._franc_tail import FrancTail, LowRank, factor_cpu, rank_cap
 from svmtune.solvers.loo._retrains import (
     SHRINK_AFTER,
     CountedGram,
@@ -67,7 +70,7 @@ if TYPE_CHECKING:
 else:  # compiled code: loaded on first use (svmtune._lazy)
     _exact_loo_loop = lazy_module("svmtune.solvers.loo._exact_loo_loop")
 
-__all__ = ["MARGIN", "OVERHEAD", "PART_POINTS", "Measure", "Probe"]
+__all__ = ["MARGIN", "OVERHEAD", "PART_POINTS", "Measure", "Probe", "franc_extra"]
 
 MARGIN = 0.2
 """A way under Franc's stop is taken only where its counted CPU times ``1 + MARGIN`` is below
@@ -106,31 +109,57 @@ class _Retrain:
     done: int = 0  # eps-KKT steps made from the seeded start
 
 
+def franc_extra(steps: int) -> float:
+    """What ``steps`` SMO steps of the compiled loop cost more under Franc's stop than under
+    the eps-KKT stop where the bound never fires: each step's pass that also ascends H
+    (:data:`~svmtune.solvers.loo._exact_loo_loop.WORK_FRANC_STEP`) and a recomputation of the
+    best bias about every :data:`~svmtune.solvers.loo._exact_loo_loop.EXACT_BIAS_EVERY` steps,
+    in eps-KKT steps."""
+    loop = _exact_loo_loop
+    return steps * (loop.WORK_FRANC_STEP - 1.0 + loop.WORK_SELECT / loop.EXACT_BIAS_EVERY)
+
+
 @dataclass
 class Probe:
     """The counted CPU of retrains run under the eps-KKT stop (a recorder for
     :func:`svmtune.solvers.loo._retrains.retrain_shrinking`, whose threads may record at once:
-    one entry per point, summed in the points' order): what the CPU test projects the call's
-    CPU from before it starts."""
+    one entry per point, summed in the points' order), and what their steps in the compiled
+    loop would have cost more under Franc's stop (:func:`franc_extra`): what the CPU test
+    projects the call's CPU and its own first part from before it starts."""
 
     costs: dict[int, float] = field(default_factory=dict)
+    extra: dict[int, float] = field(default_factory=dict)
+    handed: int = 0  # retrains handed over to the shrinking SMO
 
     def record(
         self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
     ) -> None:
         self.costs[r] = cpu
+        self.extra[r] = franc_extra(steps)
 
     def record_handed_over(self, r: int, cpu: float, tail: ShrinkingTail) -> None:
         self.costs[r] = cpu + tail.cpu
+        self.extra[r] = franc_extra(SHRINK_AFTER)
+        self.handed += 1
 
-    def worth_testing(self, todo: int, n: int) -> bool:
-        """Whether the CPU test's first part fits its budget on a call of ``todo`` retrains on
-        ``n`` points: its fixed CPU (:data:`PART_POINTS`) at most :data:`OVERHEAD` of the
-        retrains' CPU projected from the ones recorded."""
+    def first_part(self, todo: int, n: int) -> int:
+        """How many retrains the CPU test's first part may take on a call of ``todo`` retrains
+        on ``n`` points (0: the test is not worth running): its fixed CPU
+        (:data:`PART_POINTS`), the Gram matrix's low-rank factor where retrains reach the
+        shrinking SMO (Franc's stop goes on there in the factor; costed as the largest it may
+        try, :func:`~svmtune.solvers.loo._franc_tail.factor_cpu`) and, on each retrain, Franc's
+        steps where its bound never fires (:func:`franc_extra` of the recorded steps) at most
+        :data:`OVERHEAD` of the retrains' CPU projected from the ones recorded."""
         if not self.costs:
-            return True
-        mean = math.fsum(self.costs[r] for r in sorted(self.costs)) / len(self.costs)
-        return PART_POINTS / n <= OVERHEAD * todo * mean
+            return todo
+        points = sorted(self.costs)
+        mean = math.fsum(self.costs[r] for r in points) / len(points)
+        extra = math.fsum(self.extra[r] for r in points) / len(points)
+        fixed = PART_POINTS / n + (factor_cpu(rank_cap(n)) if self.handed else 0.0)
+        left = OVERHEAD * todo * mean - fixed
+        if left < 0.0:
+            return 0
+        return todo if extra <= 0.0 else int(left // extra)
 
 
 @dataclass
@@ -144,6 +173,7 @@ class Measure:
     spent: float = 0.0  # CPU of the measuring (eps-KKT continuations, Franc's reruns)
     part_cost: float = 0.0  # the fixed CPU of a part (PART_POINTS / n)
     parts: int = 0  # parts run
+    low_rank: LowRank | None = None  # the factor Franc's retrains ask for (its CPU counted)
 
     def record(
         self, r: int, status: int, steps: int, cpu: float, work: NDArray[np.float64]
@@ -174,10 +204,12 @@ class Measure:
         return {way: math.fsum(getattr(t, way) for t in rs) for way in ("kkt", "short", "whole")}
 
     def overhead(self) -> float:
-        """CPU spent beyond the eps-KKT stop: the parts' fixed CPU, the measuring, and Franc's
-        first steps on the retrains where the eps-KKT stop was cheaper (as far as measured)."""
+        """CPU spent beyond the eps-KKT stop: the parts' fixed CPU, the measuring, the Gram
+        matrix's low-rank factor if made, and Franc's first steps on the retrains where the
+        eps-KKT stop was cheaper (as far as measured)."""
         over = math.fsum(max(0.0, t.short - t.kkt) for t in self.retrains.values())
-        return self.parts * self.part_cost + self.spent + over
+        factor = self.low_rank.cpu if self.low_rank is not None else 0.0
+        return self.parts * self.part_cost + self.spent + factor + over
 
     def allowance(self, todo: int) -> float:
         """What the test may spend beyond the eps-KKT stop over ``todo`` retrains in all:

@@ -47,7 +47,16 @@ else:  # compiled code: loaded on first use (svmtune._lazy)
     _franc_bound = lazy_module("svmtune.solvers.loo._franc_bound")
     _low_rank_loop = lazy_module("svmtune.solvers.loo._low_rank_loop")
 
-__all__ = ["CHECK_MIN", "CHECK_SHARE", "MAX_RANK", "WORK_H", "FrancTail", "LowRank"]
+__all__ = [
+    "CHECK_MIN",
+    "CHECK_SHARE",
+    "MAX_RANK",
+    "WORK_H",
+    "FrancTail",
+    "LowRank",
+    "factor_cpu",
+    "rank_cap",
+]
 
 MAX_RANK = 64
 """Columns of the low-rank factor at most (and at most a third of the points): beyond, a
@@ -102,6 +111,7 @@ class LowRank:
         self._lock = threading.Lock()
         self._done = False
         self._value: tuple[NDArray[np.float64], float] | None = None
+        self.cpu = 0.0  # the factorization's counted CPU, once made
 
     def get(self) -> tuple[NDArray[np.float64], float] | None:
         """``(L, rho)``, or None."""
@@ -109,6 +119,9 @@ class LowRank:
             if not self._done:
                 self._done = True
                 self._value = low_rank_factor(self._K, self._diag)
+                n = self._K.shape[0]
+                k = self._value[0].shape[1] if self._value is not None else rank_cap(n)
+                self.cpu = factor_cpu(k)
             return self._value
 
     def tail(
@@ -141,6 +154,18 @@ class LowRank:
         )
 
 
+def rank_cap(n: int) -> int:
+    """Columns the factor of ``n`` points may have at most: :data:`MAX_RANK`, and a third of
+    the points."""
+    return min(MAX_RANK, n // 3)
+
+
+def factor_cpu(k: int) -> float:
+    """Counted CPU of a pivoted Cholesky that makes ``k`` columns (or gives up after ``k``):
+    column ``t`` is ``t`` passes over the points in one column (:data:`WORK_H` each)."""
+    return WORK_H * k * (k + 1) / 2.0
+
+
 def low_rank_factor(
     K: NDArray[np.float64], diag: NDArray[np.float64], *, max_rank: int | None = None
 ) -> tuple[NDArray[np.float64], float] | None:
@@ -152,7 +177,7 @@ def low_rank_factor(
     its largest eigenvalue is at most its trace, the residual diagonal; ``rho`` adds a margin
     for the rounding of ``L`` (a few ulps of ``k n max K_ii``)."""
     n = K.shape[0]
-    cap = min(MAX_RANK, n // 3) if max_rank is None else max_rank
+    cap = rank_cap(n) if max_rank is None else max_rank
     scale = float(np.max(diag)) if n else 0.0
     if scale <= 0.0 or cap < 1:
         return None

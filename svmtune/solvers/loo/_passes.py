@@ -44,7 +44,8 @@ PROBE_POINTS = 10
 anyway), at most: spread evenly over those after the test's ``M`` (so the test samples the
 first retrains, as without them), to project the call's CPU; where the test's first part
 would cost more than :data:`svmtune.solvers.loo._efficiency.OVERHEAD` of it, the test is not
-run (:meth:`svmtune.solvers.loo._efficiency.Probe.worth_testing`). Ten, not three: retrains'
+run, and its first part takes no more retrains than fit in that share
+(:meth:`svmtune.solvers.loo._efficiency.Probe.first_part`). Ten, not three: retrains'
 CPU is skewed (on linear heart at C = 3 three of them projected a tenth of the call)."""
 
 EARLY_OFF = 0.7
@@ -52,16 +53,19 @@ EARLY_OFF = 0.7
 cost less than ``EARLY_OFF`` times Franc's CPU on the retrains so far."""
 
 
-def efficiency_parts(M: int, todo: int) -> list[int]:
+def efficiency_parts(M: int, todo: int, *, first_most: int | None = None) -> list[int]:
     """Where the CPU test's parts of its first ``M`` of ``todo`` retrains end: the first part
-    is at most one in :data:`SAMPLE_SHARE` of them (at least one), the others have
-    :data:`EARLY_POINTS` retrains; the test may stop after each (:data:`EARLY_OFF`, or its
+    is at most one in :data:`SAMPLE_SHARE` of them and ``first_most`` (at least one), the others
+    have :data:`EARLY_POINTS` retrains; the test may stop after each (:data:`EARLY_OFF`, or its
     budget spent: :data:`svmtune.solvers.loo._efficiency.OVERHEAD`).
 
     >>> efficiency_parts(10, 200), efficiency_parts(10, 45), efficiency_parts(2, 200)
     ([3, 6, 9, 10], [2, 5, 8, 10], [2])
+    >>> efficiency_parts(10, 200, first_most=1)
+    [1, 4, 7, 10]
     """
-    first = max(1, min(EARLY_POINTS, todo // SAMPLE_SHARE, M))
+    most = M if first_most is None else min(M, first_most)
+    first = max(1, min(EARLY_POINTS, todo // SAMPLE_SHARE, most))
     rest = range(first + EARLY_POINTS, M + EARLY_POINTS, EARLY_POINTS)
     return [first, *(min(M, k) for k in rest)]
 
@@ -105,9 +109,11 @@ class Retrains:
         rest = todo
         self.franc = franc
         if franc and efficiency == "cpu" and todo.size > M + 2:
-            rest, worth = self._probe(todo, M, n_jobs)
-            if worth:  # else the eps-KKT stop for the rest, untested
-                rest = self._efficiency_test(rest, M, n_jobs, efficiency, total=todo.size)
+            rest, first = self._probe(todo, M, n_jobs)
+            if first:  # else the eps-KKT stop for the rest, untested
+                rest = self._efficiency_test(
+                    rest, M, n_jobs, efficiency, total=todo.size, first_most=first
+                )
         elif franc:
             rest = self._efficiency_test(todo, M, n_jobs, efficiency, total=todo.size)
         if not rest.size:
@@ -129,10 +135,11 @@ class Retrains:
 
     def _probe(
         self, todo: NDArray[np.int64], M: int, n_jobs: int | None
-    ) -> tuple[NDArray[np.int64], bool]:
+    ) -> tuple[NDArray[np.int64], int]:
         """At most :data:`PROBE_POINTS` retrains under the eps-KKT stop, spread evenly over
-        ``todo[M:]`` (leaving more than ``M``): the points left to retrain, and whether the CPU
-        test is worth its fixed CPU on this call."""
+        ``todo[M:]`` (leaving more than ``M``): the points left to retrain, and how many
+        retrains the CPU test's first part may take on this call (0: the test is not worth its
+        cost, :meth:`svmtune.solvers.loo._efficiency.Probe.first_part`)."""
         count = min(PROBE_POINTS, todo.size - M - 1)  # the CPU test then has more than M
         at = M + np.round(np.linspace(0, todo.size - M - 1, count)).astype(np.int64)
         part = todo[at]
@@ -143,7 +150,7 @@ class Retrains:
         self._store(part, out)
         self.probed = int(part.size)
         rest = np.delete(todo, at)
-        return rest, probe.worth_testing(todo.size, self.setup.y.shape[0])
+        return rest, probe.first_part(todo.size, self.setup.y.shape[0])
 
     def _efficiency_test(
         self,
@@ -153,10 +160,12 @@ class Retrains:
         efficiency: str,
         *,
         total: int,
+        first_most: int | None = None,
     ) -> NDArray[np.int64]:
         """The first ``M`` points under Franc's stop for the whole retrain; sets ``keep`` and
         ``whole`` and returns the points left to retrain (``total``: the call's retrains, the
-        probe's included, which size the CPU test's parts and budget). The paper's test
+        probe's included, which size the CPU test's parts and budget; ``first_most``: the first
+        part's retrains at most, :meth:`_probe`). The paper's test
         (``"certified"``): Franc kept when at least half of them were certified. The CPU test
         (``"cpu"``): the way that cost least on them
         (:class:`svmtune.solvers.loo._efficiency.Measure`), measured in parts
@@ -165,8 +174,8 @@ class Retrains:
         rate of the parts so far (:data:`svmtune.solvers.loo._efficiency.OVERHEAD`)."""
         n = self.setup.y.shape[0]
         cpu = efficiency == "cpu" and todo.size > M
-        measure = Measure(part_cost=PART_POINTS / n) if cpu else None
-        ends = efficiency_parts(M, total) if measure is not None else [M]
+        measure = Measure(part_cost=PART_POINTS / n, low_rank=self.low_rank) if cpu else None
+        ends = efficiency_parts(M, total, first_most=first_most) if measure is not None else [M]
         done = 0
         for lo, hi in zip([0, *ends[:-1]], ends, strict=True):
             part = todo[lo:hi]
