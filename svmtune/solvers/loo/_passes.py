@@ -141,7 +141,8 @@ class Retrains:
         retrains the CPU test's first part may take on this call (0: the test is not worth its
         cost, :meth:`svmtune.solvers.loo._efficiency.Probe.first_part`)."""
         count = min(PROBE_POINTS, todo.size - M - 1)  # the CPU test then has more than M
-        at = M + np.round(np.linspace(0, todo.size - M - 1, count)).astype(np.int64)
+        span = todo.size - M - 1
+        at = [M + round(i * span / (count - 1)) for i in range(count)]  # evenly, ends included
         part = todo[at]
         probe = Probe()
         out = retrain_shrinking(
@@ -149,7 +150,9 @@ class Retrains:
         )
         self._store(part, out)
         self.probed = int(part.size)
-        rest = np.delete(todo, at)
+        keep = np.ones(todo.size, dtype=bool)
+        keep[at] = False
+        rest = todo[keep]
         return rest, probe.first_part(todo.size, self.setup.y.shape[0])
 
     def _efficiency_test(

@@ -24,6 +24,7 @@ from svmtune.solvers.loo._retrains import (
     outputs,
     retrain_on_rows,
 )
+from svmtune.solvers.loo._shrinking_cost import shrinking_cpu
 from svmtune.solvers.smo import SMO, KernelRows
 
 if TYPE_CHECKING:
@@ -63,7 +64,8 @@ benchmarks/franc_stop.py``)."""
 
 _CHUNK = 1024
 """Shrinking SMO steps of a refinement between two looks at its CPU (when Franc's window is
-to come)."""
+to come), at least: as many as the CPU left to the window's onset counts in eps-KKT steps where
+that is more."""
 
 REFINE_FLOOR = 1e-12
 """The tightest KKT tolerance a refinement asks for, relative to ``max(1, C max_i K_ii)`` (the
@@ -187,10 +189,18 @@ class _Steps:
         )
         self.cpu += tail.cpu  # the start's
         while True:
-            self.cpu += tail.advance(_CHUNK if self.franc else None)
+            chunk = max(_CHUNK, self._steps_to_onset()) if self.franc else None
+            self.cpu += tail.advance(chunk)
             if tail.done() or (self.franc and self.cpu >= self.onset):
                 break
         return tail.decision(), tail.status(), int(tail.run.iterations), tail.rows()
+
+    def _steps_to_onset(self) -> int:
+        """Shrinking SMO steps that cannot reach the next window's onset, gradient refreshes
+        aside: a step passes over at most all points (:func:`shrinking_cpu` of ``n`` swept)."""
+        n = self.setup.y.shape[0]
+        per_step = shrinking_cpu(n, 0, n, steps=1)
+        return int((self.onset - self.cpu) / per_step)
 
     def level(
         self, a: NDArray[np.float64], G: NDArray[np.float64], t: float
