@@ -8,8 +8,9 @@ Algorithm 3 with its efficiency test), from the same solution on all points. Per
 ``cols kkt/franc``, the ratio of kernel columns read (``counts["kernel_rows"]``, the paper's
 KerEval: two per SMO step, one per seeded variable, one per greedy step on H, the full solve
 included); ``cpu kkt/franc``, the ratio of CPU seconds of the two calls (one BLAS thread;
-``--repeats`` pairs of calls (or batches of calls) in one process, 3 by default, the pair's
-order alternating: the median of the pairs' ratios; ``cpu kkt`` and ``cpu franc`` the least
+``--repeats`` pairs of calls (or batches of calls) in one process, 3 by default, more for
+calls of milliseconds (``PAIRED_SECONDS``), the pair's order alternating: the median of the
+pairs' ratios; ``cpu kkt`` and ``cpu franc`` the least
 of each: a call of milliseconds moves by 10 % and more from one batch or process to the next,
 and the call that runs second in a pair is favoured);
 ``prec%``, retrains certified by Franc's bound over retrains run under it; whether the two LOO
@@ -84,12 +85,20 @@ BATCH_SECONDS = 0.05
 """Calls shorter than this are timed in batches of this many seconds (a call of a few
 milliseconds timed alone moves by 10 % and more with what ran before it)."""
 
+PAIRED_SECONDS = 1.0
+"""Pairs of batches are timed (beyond ``--repeats``) until each stop has run this many
+seconds, at most :data:`MAX_PAIRS` pairs: the pairs' ratios of calls of a few milliseconds
+spread over 0.9-1.1, so their median needs some twenty of them."""
+
+MAX_PAIRS = 40
+
 
 def one_setting(
     y: np.ndarray, K: np.ndarray, C: float, tol: float, efficiency: str, repeats: int = 1
 ) -> dict:
     """Both stops at one setting, from one solution on all points; CPU per call over
-    ``repeats`` pairs of batches, the pair's order alternating (calls under
+    ``repeats`` pairs of batches (more until :data:`PAIRED_SECONDS`), the pair's order
+    alternating (calls under
     :data:`BATCH_SECONDS` in batches of that length; a pair of calls above 2 s is timed once):
     the least of each stop's and the median of the pairs' ratios."""
     full = SMO(tol=tol, check_kernel=False).solve(y, C=C, gram=K)
@@ -105,7 +114,8 @@ def one_setting(
     kkt, first = timed("kkt", 1)  # sizes the batches (and is the first batch of one)
     batch = max(1, min(100, int(BATCH_SECONDS / max(first, 1e-5))))
     cpu_kkt, cpu_franc = [], []
-    for rep in range(repeats):
+    rep = 0
+    while rep < repeats or (batch * sum(cpu_kkt) < PAIRED_SECONDS and rep < MAX_PAIRS):
         t_kkt = first
         if rep % 2:  # Franc's stop first in every other pair
             franc, t_franc = timed("franc", batch)
@@ -116,6 +126,7 @@ def one_setting(
             franc, t_franc = timed("franc", batch)
         cpu_kkt.append(t_kkt)
         cpu_franc.append(t_franc)
+        rep += 1
         if batch * (t_kkt + t_franc) > 2.0:
             break
     fc, kc = franc.counts, kkt.counts
