@@ -10,9 +10,9 @@ KerEval: two per SMO step, one per seeded variable, one per greedy step on H, th
 included); ``cpu kkt/franc``, the ratio of CPU seconds of the two calls (one BLAS thread;
 ``--repeats`` pairs of calls (or batches of calls) in one process, 3 by default, more for
 calls of milliseconds (``PAIRED_SECONDS``), the pair's order alternating: the median of the
-pairs' ratios; ``cpu kkt`` and ``cpu franc`` the least
-of each: a call of milliseconds moves by 10 % and more from one batch or process to the next,
-and the call that runs second in a pair is favoured);
+pairs' ratios; ``cpu kkt`` and ``cpu franc`` the least of each: a call of milliseconds moves
+by 10 % and more from one batch or process to the next, and the call that runs second in a
+pair is favoured);
 ``prec%``, retrains certified by Franc's bound over retrains run under it; whether the two LOO
 errors agree. The summary gives, per kernel, the medians over the settings run (and the worst
 CPU ratio on the calls of 5 ms or more, where fixed costs do not dominate) and the saving over
@@ -98,9 +98,8 @@ def one_setting(
 ) -> dict:
     """Both stops at one setting, from one solution on all points; CPU per call over
     ``repeats`` pairs of batches (more until :data:`PAIRED_SECONDS`), the pair's order
-    alternating (calls under
-    :data:`BATCH_SECONDS` in batches of that length; a pair of calls above 2 s is timed once):
-    the least of each stop's and the median of the pairs' ratios."""
+    alternating (calls under :data:`BATCH_SECONDS` in batches of that length; a pair of calls
+    above 2 s is timed once): the least of each stop's and the median of the pairs' ratios."""
     full = SMO(tol=tol, check_kernel=False).solve(y, C=C, gram=K)
 
     def timed(stopping: str, k: int):

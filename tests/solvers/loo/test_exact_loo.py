@@ -32,11 +32,23 @@ def _assert_agrees(res, y: np.ndarray, dec: np.ndarray, where: str) -> None:
     )
 
 
-def _data(name: str, kernel: str):
-    X, y, _, _ = real_split(name)
+def _gram(X: np.ndarray, kernel: str) -> np.ndarray:
+    """The Gram matrix of ``X``: RBF with gamma = 1/d, or linear."""
     if kernel == "rbf":
-        return y, RBF().prepare(X).gram({"gamma": 1.0 / X.shape[1]})
-    return y, Linear().prepare(X).gram({})
+        return RBF().prepare(X).gram({"gamma": 1.0 / X.shape[1]})
+    return Linear().prepare(X).gram({})
+
+
+def _data(name: str, kernel: str):
+    """Labels and Gram matrix of the training part of Fischetti's split, in file order."""
+    X, y, _, _ = real_split(name)
+    return y, _gram(X, kernel)
+
+
+def _ratsch(name: str, kernel: str):
+    """Labels and Gram matrix of Ratsch's realization 0."""
+    X, y, _, _ = ratsch_split(name, 0)
+    return y, _gram(X, kernel)
 
 
 CASES = [
@@ -125,13 +137,6 @@ def test_a_call_too_short_for_the_cpu_test_runs_the_eps_kkt_stop_untested() -> N
     assert res.error == kkt.error
 
 
-def _ratsch(name: str, kernel: str):
-    X, y, _, _ = ratsch_split(name, 0)
-    if kernel == "rbf":
-        return y, RBF().prepare(X).gram({"gamma": 1.0 / X.shape[1]})
-    return y, Linear().prepare(X).gram({})
-
-
 def test_cpu_efficiency_test_keeps_franc_where_it_saves_steps() -> None:
     # linear ringnorm (400 points) at C = 1: retrains certified in about half the eps-KKT
     # stop's steps; all but the probe's retrains (eps-KKT, to project the call) run under
@@ -203,8 +208,7 @@ def test_cpu_efficiency_test_counts_the_shrinking_smo_by_runs_and_steps_on_a_lar
     # each at about twice the CPU, than the eps-KKT stop on the shrinking SMO; counted by the
     # variables swept and the entries read alone, the shrinking SMO was over-counted 5x and
     # the test took Franc's stop
-    X, y, _, _ = ratsch_split("splice", 0)
-    K = RBF().prepare(X).gram({"gamma": 1.0 / X.shape[1]})
+    y, K = _ratsch("splice", "rbf")
     franc = exact_loo(y, C=1.0, gram=K, stopping="franc")
     assert franc.stopping_used == "kkt"
     assert franc.counts["efficiency_certified"] >= 0  # the test ran
@@ -238,8 +242,7 @@ def test_refinements_stop_opening_windows_the_bound_does_not_close() -> None:
     # Franc's bound certifies few of them; a window that does not fire costs its CPU for
     # nothing, so after WINDOW_TRIAL refinements with a window the later ones open windows only
     # while one in WINDOW_YIELD of those was certified
-    X, y, _, _ = ratsch_split("breast-cancer", 0)
-    K = Linear().prepare(X).gram({})
+    y, K = _ratsch("breast-cancer", "linear")
     franc = exact_loo(y, C=100.0, gram=K, stopping="franc")
     kkt = exact_loo(y, C=100.0, gram=K, stopping="kkt")
     assert franc.error == kkt.error
